@@ -1,0 +1,221 @@
+//! The command line as the user types it: clap definitions only.
+//!
+//! Doc comments here are the `--help` text. Nothing in this file judges whether values make
+//! sense together; `config` turns a parsed [`Cli`] into a validated `Config`, and nothing
+//! else in the program reads raw arguments.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Run a scheduled command and report its outcome to a Crontap heartbeat URL.
+///
+/// The command runs directly (no shell), its output passes through unchanged, and
+/// crontap-run exits with the command's own status. On success it sends one GET to the
+/// heartbeat URL; on failure one GET to `<url>/fail?msg=<summary>`, the summary scrubbed of
+/// secrets.
+#[derive(Debug, Parser)]
+#[command(
+    name = "crontap-run",
+    version,
+    subcommand_negates_reqs = true,
+    args_conflicts_with_subcommands = true,
+    after_help = "Exit status: the command's own; 128+N if it was killed by signal N; \
+                  126 if it could not be executed, 127 if it was not found; \
+                  125 for crontap-run's own errors."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    #[command(subcommand)]
+    pub subcommand: Option<Command>,
+
+    /// The command to run and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print recent runs of stateful jobs.
+    History(HistoryArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Only runs of this job.
+    #[arg(long, value_name = "NAME", env = "CRONTAP_JOB")]
+    pub job: Option<String>,
+
+    /// How many runs to show.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub limit: Option<u32>,
+
+    /// Print JSON lines instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Environment variable that holds the heartbeat URL.
+    #[arg(long, value_name = "NAME", default_value = "CRONTAP_HEARTBEAT_URL")]
+    pub url_env: String,
+
+    /// File that holds the heartbeat URL (a mounted secret); wins over --url-env.
+    #[arg(long, value_name = "PATH", env = "CRONTAP_HEARTBEAT_URL_FILE")]
+    pub url_file: Option<PathBuf>,
+
+    /// Stop the command after this long (e.g. 90s, 15m, 1h 30m).
+    #[arg(long, value_name = "DUR", env = "CRONTAP_TIMEOUT", value_parser = duration)]
+    pub timeout: Option<Duration>,
+
+    /// Send SIGKILL this long after the stop signal [default: 10s].
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub kill_after: Option<Duration>,
+
+    /// Deadline of one ping attempt: DNS, connect, TLS and response.
+    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = duration)]
+    pub ping_timeout: Duration,
+
+    /// Extra ping attempts after a network error, timeout, 408, 429 or 5xx.
+    #[arg(long, value_name = "N", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub ping_retries: u32,
+
+    /// Hard cap on all ping attempts and the waits between them.
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = duration)]
+    pub ping_budget: Duration,
+
+    /// Longest failure summary, in bytes before URL encoding (32 to 2048).
+    #[arg(long, value_name = "BYTES", default_value_t = 256,
+          value_parser = clap::value_parser!(u16).range(32..=2048))]
+    pub msg_max: u16,
+
+    /// Run the command again after a failure, up to N more times (0 to 5).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=5))]
+    pub retries: Option<u8>,
+
+    /// First wait between attempts, doubling each time [default: 30s].
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub retry_delay: Option<Duration>,
+
+    /// Only retry these exit statuses, e.g. `1,75` [default: any failure].
+    #[arg(long, value_name = "CODES", value_delimiter = ',',
+          value_parser = clap::value_parser!(u8).range(1..=255))]
+    pub retry_on_exit: Vec<u8>,
+
+    /// Stable name of the job for locks, keys and history [default: derived from the command].
+    #[arg(long, value_name = "NAME", env = "CRONTAP_JOB")]
+    pub job: Option<String>,
+
+    /// Skip this run if the same job is still running.
+    #[arg(long)]
+    pub no_overlap: bool,
+
+    /// Run at most once successfully per period, aligned to UTC (e.g. 1d, 15m).
+    #[arg(long, value_name = "DUR", value_parser = duration, conflicts_with = "idempotency_key")]
+    pub once_per: Option<Duration>,
+
+    /// Explicit idempotency key instead of --once-per.
+    #[arg(long, value_name = "KEY")]
+    pub idempotency_key: Option<String>,
+
+    /// Where locks, keys and history live.
+    #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
+
+    /// Shared state store for several hosts: file://, postgres:// or redis:// URL.
+    #[arg(long, value_name = "URL", env = "CRONTAP_STATE_URL", hide_env_values = true)]
+    pub state_url: Option<String>,
+
+    /// Run the command and print what would be sent (URL redacted); send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Silence crontap-run's own warnings (errors still print).
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Print crontap-run's debug lines on stderr; twice for trace lines.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Format of crontap-run's own log lines.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+impl Cli {
+    /// Parses the arguments. `Ok(None)` means help or version was asked for and printed.
+    /// A usage error comes back as one line naming the option, without clap's usage block.
+    pub fn from_args(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<Option<Cli>> {
+        match Cli::try_parse_from(args) {
+            Ok(cli) => Ok(Some(cli)),
+            Err(err) if !err.use_stderr() => {
+                err.print()?;
+                Ok(None)
+            }
+            Err(err) => Err(anyhow::anyhow!("{}", one_line_error(&err))),
+        }
+    }
+}
+
+/// clap's error text is several lines; keep the first, with any list it introduces.
+fn one_line_error(err: &clap::Error) -> String {
+    let text = err.to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("invalid arguments");
+    let mut out = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+    if out.ends_with(':') {
+        let items: Vec<&str> = lines.take_while(|l| !l.starts_with("Usage:")).collect();
+        out = format!("{} {}", out, items.join(", "));
+    }
+    format!("{out} (see crontap-run --help)")
+}
+
+/// Parses a humantime duration (`90s`, `15m`, `1h 30m`); zero is refused because no
+/// option here means anything with it.
+fn duration(s: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(s) {
+        Ok(d) if d.is_zero() => Err("must be greater than zero".into()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(format!("{e} (expected a duration like 90s, 15m or 1h 30m)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn errors_are_one_line() {
+        let err = Cli::from_args(["crontap-run", "--msg-max", "9999", "--", "true"].map(OsString::from)).unwrap_err();
+        let text = err.to_string();
+        assert!(!text.contains('\n') && text.contains("--msg-max"), "{text}");
+        let err = Cli::from_args(["crontap-run"].map(OsString::from)).unwrap_err().to_string();
+        assert!(!err.contains('\n') && err.contains("<COMMAND>"), "{err}");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration("1h 30m"), Ok(Duration::from_secs(5400)));
+        assert!(duration("0s").is_err());
+        assert!(duration("soon").is_err());
+    }
+}

@@ -1,0 +1,193 @@
+//! The heartbeat URL: where it is read from, how it is validated, and the URLs built from it.
+//!
+//! The URL is a credential. [`HeartbeatUrl`] has no `Display`, its `Debug` shows only the
+//! scheme and host, and errors about it name the source (file or variable), never the value.
+
+use std::fmt;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::Url;
+
+/// Characters percent-encoded in the `msg` query value: everything but RFC 3986's unreserved.
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Parts of the URL shorter than this are not treated as secrets of their own (they would
+/// redact ordinary words such as `ping`).
+const MIN_SECRET_LEN: usize = 6;
+
+/// Where the URL comes from, or why there is none.
+pub enum Heartbeat {
+    Configured(HeartbeatUrl),
+    /// No URL configured; the text says which source was looked at.
+    Missing(String),
+}
+
+#[derive(Clone)]
+pub struct HeartbeatUrl {
+    url: Url,
+}
+
+impl Heartbeat {
+    /// Reads the URL: the file wins over the environment variable. `env` looks variables up
+    /// (the process environment in production, a map in tests).
+    pub fn load(
+        url_file: Option<&Path>,
+        url_env: &str,
+        env: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<Heartbeat> {
+        if let Some(path) = url_file {
+            let source = format!("--url-file {}", path.display());
+            let text = std::fs::read(path).with_context(|| format!("{source}: cannot read"))?;
+            let text = String::from_utf8(text)
+                .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
+            return HeartbeatUrl::parse(text.trim(), &source).map(Heartbeat::Configured);
+        }
+        match env(url_env) {
+            None => Ok(Heartbeat::Missing(format!("{url_env} is not set"))),
+            Some(value) if value.is_empty() => Ok(Heartbeat::Missing(format!("{url_env} is empty"))),
+            Some(value) => {
+                let source = format!("the URL in {url_env}");
+                let value = value
+                    .into_string()
+                    .map_err(|_| anyhow::anyhow!("{source} is not valid UTF-8"))?;
+                HeartbeatUrl::parse(value.trim(), &source).map(Heartbeat::Configured)
+            }
+        }
+    }
+}
+
+impl HeartbeatUrl {
+    /// Validates an absolute http(s) URL. `source` names where it came from for errors; the
+    /// value itself never appears in them.
+    pub fn parse(text: &str, source: &str) -> Result<HeartbeatUrl> {
+        if text.is_empty() {
+            bail!("{source} is empty");
+        }
+        // url::ParseError's messages describe the problem without quoting the input.
+        let url = Url::parse(text)
+            .map_err(|e| anyhow::anyhow!("{source} is not a valid URL ({e})"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            bail!("{source} must be an http or https URL");
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            bail!("{source} has no host");
+        }
+        Ok(HeartbeatUrl { url })
+    }
+
+    pub fn is_https(&self) -> bool {
+        self.url.scheme() == "https"
+    }
+
+    /// The success ping: the URL as configured.
+    pub fn success(&self) -> Url {
+        self.url.clone()
+    }
+
+    /// `<url>/fail?<existing query>&msg=<msg>`: one slash whatever the path ends with.
+    pub fn failure(&self, msg: &str) -> Url {
+        let mut url = self.url.clone();
+        if let Ok(mut segments) = url.path_segments_mut() {
+            segments.pop_if_empty().push("fail");
+        }
+        let msg = utf8_percent_encode(msg, QUERY_VALUE);
+        let query = match url.query() {
+            Some(q) if !q.is_empty() => format!("{q}&msg={msg}"),
+            _ => format!("msg={msg}"),
+        };
+        url.set_query(Some(&query));
+        url
+    }
+
+    /// `host` or `host:port`: the only part of the URL that may be printed.
+    pub fn host(&self) -> String {
+        let host = self.url.host_str().unwrap_or_default();
+        match self.url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_owned(),
+        }
+    }
+
+    /// `scheme://host/…`, for showing which URL is meant without revealing it.
+    pub fn redacted(&self) -> String {
+        format!("{}://{}/…", self.url.scheme(), self.host())
+    }
+
+    /// Strings that must never leave the program: the whole URL and every path segment,
+    /// query value and password long enough to be a token.
+    pub fn secrets(&self) -> Vec<String> {
+        let mut out = vec![self.url.as_str().to_owned()];
+        if let Some(segments) = self.url.path_segments() {
+            out.extend(segments.map(str::to_owned));
+        }
+        out.extend(self.url.query_pairs().map(|(_, v)| v.into_owned()));
+        out.extend(self.url.password().map(str::to_owned));
+        out.retain(|s| s.len() >= MIN_SECRET_LEN);
+        out
+    }
+}
+
+impl fmt::Debug for HeartbeatUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.redacted())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> HeartbeatUrl {
+        HeartbeatUrl::parse(s, "test").unwrap()
+    }
+
+    #[test]
+    fn failure_joins_with_one_slash_and_keeps_query() {
+        let msg = "exit 3 after 2s: a&b=c ü";
+        let enc = "exit%203%20after%202s%3A%20a%26b%3Dc%20%C3%BC";
+        assert_eq!(url("https://h/p/tok").failure(msg).as_str(), format!("https://h/p/tok/fail?msg={enc}"));
+        assert_eq!(url("https://h/p/tok/").failure("x").as_str(), "https://h/p/tok/fail?msg=x");
+        assert_eq!(url("https://h").failure("x").as_str(), "https://h/fail?msg=x");
+        assert_eq!(url("https://h/p?a=1&b=2").failure("x").as_str(), "https://h/p/fail?a=1&b=2&msg=x");
+    }
+
+    #[test]
+    fn rejects_without_echoing_the_value() {
+        for bad in ["ftp://h/secret-token", "not a url secret-token", "/relative/secret-token", "https://:secret-token@/x"] {
+            let err = format!("{:#}", HeartbeatUrl::parse(bad, "the URL in X").unwrap_err());
+            assert!(!err.contains("secret-token"), "{err}");
+            assert!(err.contains("the URL in X"), "{err}");
+        }
+    }
+
+    #[test]
+    fn redacted_and_secrets() {
+        let u = url("https://user:hunter22@hb.example:8443/ping/abcdef123?k=longvalue");
+        assert_eq!(u.redacted(), "https://hb.example:8443/…");
+        assert_eq!(format!("{u:?}"), "https://hb.example:8443/…");
+        let s = u.secrets();
+        for part in ["abcdef123", "longvalue", "hunter22"] {
+            assert!(s.iter().any(|x| x == part), "{part} missing from {s:?}");
+        }
+        assert!(!s.iter().any(|x| x == "ping"));
+    }
+
+    #[test]
+    fn file_wins_and_is_trimmed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("url");
+        std::fs::write(&path, "  https://h/from-file \n").unwrap();
+        let env = |_: &str| Some("https://h/from-env".into());
+        let Heartbeat::Configured(u) = Heartbeat::load(Some(&path), "V", env).unwrap() else {
+            panic!("expected a URL")
+        };
+        assert_eq!(u.success().as_str(), "https://h/from-file");
+        assert!(matches!(Heartbeat::load(None, "V", |_| None).unwrap(), Heartbeat::Missing(_)));
+    }
+}

@@ -1,0 +1,18 @@
+//! crontap-run: runs a scheduled command and reports its outcome to a Crontap heartbeat URL.
+//!
+//! The binary's `main` calls [`app::main`]; the modules are public so that benchmarks and
+//! fuzz targets can reach the pieces they exercise.
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod heartbeat;
+pub mod log;
+pub mod outcome;
+pub mod ping;
+pub mod sanitize;
+pub mod scrub;
+pub mod summary;
+pub mod supervise;
+pub mod tee;
+pub mod tls;

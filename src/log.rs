@@ -1,0 +1,92 @@
+//! crontap-run's own log lines on stderr.
+//!
+//! Quiet by default: warnings and errors only, and a successful run has none. `-v` shows
+//! debug lines, `-vv` trace lines, `-q` leaves errors only; these cover crontap-run's own
+//! code, not its libraries. `CRONTAP_LOG` takes a full `EnvFilter` directive instead (used
+//! only when neither flag is given). Text lines read `crontap-run: warning: …`;
+//! `--log-format json` prints one JSON object per line. Nothing logged at any level holds
+//! the heartbeat URL: the code logs only its host.
+
+use std::fmt;
+use std::io;
+
+use anyhow::{Context, Result};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::prelude::*;
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::cli::LogFormat;
+
+pub struct Settings {
+    filter: Filter,
+    format: LogFormat,
+}
+
+enum Filter {
+    Own(LevelFilter),
+    Directive(EnvFilter),
+}
+
+impl Settings {
+    /// Chooses the filter from the flags, else from `directive` (the value of `CRONTAP_LOG`).
+    pub fn new(quiet: bool, verbose: u8, directive: Option<&str>, format: LogFormat) -> Result<Settings> {
+        let filter = match (quiet, verbose, directive) {
+            (true, _, _) => Filter::Own(LevelFilter::ERROR),
+            (false, 1, _) => Filter::Own(LevelFilter::DEBUG),
+            (false, 2.., _) => Filter::Own(LevelFilter::TRACE),
+            (false, 0, Some(directive)) if !directive.trim().is_empty() => Filter::Directive(
+                EnvFilter::builder()
+                    .parse(directive)
+                    .context("CRONTAP_LOG is not a valid log filter directive")?,
+            ),
+            (false, 0, _) => Filter::Own(LevelFilter::WARN),
+        };
+        Ok(Settings { filter, format })
+    }
+
+    /// Installs the subscriber for the rest of the process.
+    pub fn init(self) {
+        let (own, directive) = match self.filter {
+            Filter::Own(level) => (Some(Targets::new().with_target(env!("CARGO_CRATE_NAME"), level)), None),
+            Filter::Directive(filter) => (None, Some(filter)),
+        };
+        let text = (self.format == LogFormat::Text)
+            .then(|| tracing_subscriber::fmt::layer().with_writer(io::stderr).event_format(TextLine));
+        let json = (self.format == LogFormat::Json).then(|| {
+            tracing_subscriber::fmt::layer()
+                .json()
+                .flatten_event(true)
+                .with_current_span(false)
+                .with_span_list(false)
+                .with_writer(io::stderr)
+        });
+        // Only fails if a subscriber was already installed, which nothing else does.
+        let _ = tracing_subscriber::registry().with(own).with(directive).with(text).with(json).try_init();
+    }
+}
+
+/// `crontap-run: warning: message key=value`.
+struct TextLine;
+
+impl<S, N> FormatEvent<S, N> for TextLine
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(&self, ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+        let level = match *event.metadata().level() {
+            Level::ERROR => "error",
+            Level::WARN => "warning",
+            Level::INFO => "info",
+            Level::DEBUG => "debug",
+            Level::TRACE => "trace",
+        };
+        write!(writer, "crontap-run: {level}: ")?;
+        ctx.field_format().format_fields(writer.by_ref(), event)?;
+        writeln!(writer)
+    }
+}

@@ -1,0 +1,128 @@
+//! How a run of the command ended, built once from the exit status or the spawn error.
+//!
+//! This is the one place that maps an ending to crontap-run's exit status (N, 128+S, 126,
+//! 127) and to the first words of the failure summary.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::io;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::sys::signal::Signal;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The command exited with this status (0..=255).
+    Exited(u8),
+    /// The command was killed by this signal number.
+    Signaled(i32),
+    /// The command could not be started; `not_found` selects 127 over 126.
+    NotStarted { program: String, errno: i32, not_found: bool },
+}
+
+impl Outcome {
+    pub fn from_status(status: ExitStatus) -> Outcome {
+        use std::os::unix::process::ExitStatusExt;
+        match (status.code(), status.signal()) {
+            // A wait status carries only the low 8 bits of the exit code.
+            (Some(code), _) => Outcome::Exited((code & 0xff) as u8),
+            (None, Some(sig)) => Outcome::Signaled(sig),
+            // Stopped or continued statuses are never returned by a blocking wait.
+            (None, None) => Outcome::Exited(1),
+        }
+    }
+
+    /// Classifies an error from spawning `program` the way `env` and `timeout` do: "not
+    /// found" (ENOENT, ENOTDIR) is 127, any other failure to execute it is 126.
+    pub fn from_spawn_error(program: &OsStr, err: &io::Error) -> Outcome {
+        let errno = err.raw_os_error().unwrap_or(0);
+        let not_found = matches!(Errno::from_raw(errno), Errno::ENOENT | Errno::ENOTDIR);
+        Outcome::NotStarted { program: program.to_string_lossy().into_owned(), errno, not_found }
+    }
+
+    pub fn is_success(&self) -> bool {
+        *self == Outcome::Exited(0)
+    }
+
+    /// crontap-run's own exit status for this outcome.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Outcome::Exited(code) => *code,
+            // Signal numbers on Linux are 1..=64, so 128+S always fits.
+            Outcome::Signaled(sig) => 128u8.saturating_add((*sig & 0x7f) as u8),
+            Outcome::NotStarted { not_found: true, .. } => 127,
+            Outcome::NotStarted { not_found: false, .. } => 126,
+        }
+    }
+
+    /// The head of the failure summary: `exit 3 after 2m14s`, `killed by SIGKILL after 41s`,
+    /// `could not start ./import.sh: No such file or directory`.
+    pub fn describe(&self, elapsed: Duration) -> String {
+        let after = HumanDuration(elapsed);
+        match self {
+            Outcome::Exited(code) => format!("exit {code} after {after}"),
+            Outcome::Signaled(sig) => format!("killed by {} after {after}", signal_name(*sig)),
+            Outcome::NotStarted { program, errno, .. } => {
+                format!("could not start {program}: {}", Errno::from_raw(*errno).desc())
+            }
+        }
+    }
+}
+
+/// `SIGTERM`, or `signal 40` for numbers without a name (real-time signals).
+pub fn signal_name(sig: i32) -> String {
+    match Signal::try_from(sig) {
+        Ok(signal) => signal.as_str().to_owned(),
+        Err(_) => format!("signal {sig}"),
+    }
+}
+
+/// A duration as the summary shows it: humantime units without spaces, rounded to the
+/// millisecond below one second and to the second above (`35ms`, `3s`, `2m14s`, `1h`).
+pub struct HumanDuration(pub Duration);
+
+impl fmt::Display for HumanDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        let rounded = if d < Duration::from_secs(1) {
+            Duration::from_millis(d.as_millis() as u64)
+        } else {
+            Duration::from_secs(d.as_secs() + u64::from(d.subsec_millis() >= 500))
+        };
+        let text = humantime::format_duration(rounded).to_string().replace(' ', "");
+        f.write_str(&text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(Outcome::from_status(ExitStatus::from_raw(3 << 8)), Outcome::Exited(3));
+        assert_eq!(Outcome::from_status(ExitStatus::from_raw(9)).exit_code(), 137);
+        assert_eq!(Outcome::from_status(ExitStatus::from_raw(15)).exit_code(), 143);
+        let missing = io::Error::from_raw_os_error(Errno::ENOENT as i32);
+        assert_eq!(Outcome::from_spawn_error("x".as_ref(), &missing).exit_code(), 127);
+        let denied = io::Error::from_raw_os_error(Errno::EACCES as i32);
+        assert_eq!(Outcome::from_spawn_error("x".as_ref(), &denied).exit_code(), 126);
+    }
+
+    #[test]
+    fn descriptions() {
+        let d = Duration::from_millis(134_400);
+        assert_eq!(Outcome::Exited(3).describe(d), "exit 3 after 2m14s");
+        assert_eq!(Outcome::Signaled(9).describe(Duration::from_secs(41)), "killed by SIGKILL after 41s");
+        assert_eq!(Outcome::Signaled(40).describe(Duration::from_secs(3600)), "killed by signal 40 after 1h");
+        assert_eq!(Outcome::Exited(1).describe(Duration::from_micros(35_400)), "exit 1 after 35ms");
+        let missing = io::Error::from_raw_os_error(Errno::ENOENT as i32);
+        assert_eq!(
+            Outcome::from_spawn_error("./import.sh".as_ref(), &missing).describe(Duration::ZERO),
+            "could not start ./import.sh: No such file or directory"
+        );
+    }
+}

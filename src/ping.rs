@@ -1,0 +1,191 @@
+//! The heartbeat client: one GET, retried on transient failures within a time budget.
+//!
+//! Every attempt has one deadline covering DNS, connect, TLS and the response headers.
+//! Network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
+//! jitter (about 1 s, 2 s, 4 s …), or after the server's `Retry-After` seconds when that
+//! fits in what is left of the budget. Any other status is final; 2xx is success. Errors
+//! here never carry the URL: reqwest's are stripped of it and the rest only name the host.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use reqwest::{Client, StatusCode, Url, header, redirect};
+
+use crate::outcome::HumanDuration;
+use crate::tls;
+
+const BASE_DELAY: Duration = Duration::from_secs(1);
+const MAX_DELAY: Duration = Duration::from_secs(10);
+const MAX_REDIRECTS: usize = 5;
+/// The least time worth starting another attempt with.
+const MIN_ATTEMPT: Duration = Duration::from_millis(200);
+
+/// Limits of one delivery, from `--ping-timeout`, `--ping-retries` and `--ping-budget`.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    pub timeout: Duration,
+    pub retries: u32,
+    pub budget: Duration,
+}
+
+/// A delivery that did not succeed, with a reason fit for one line on stderr.
+#[derive(Debug, thiserror::Error)]
+#[error("{reason} (after {attempts} attempt{})", if *attempts == 1 { "" } else { "s" })]
+pub struct PingError {
+    pub reason: String,
+    pub attempts: u32,
+}
+
+/// How one attempt went wrong; the caller branches on whether to try again.
+#[derive(Debug, thiserror::Error)]
+enum AttemptError {
+    #[error("{reason}")]
+    Retryable { reason: String, retry_after: Option<Duration> },
+    #[error("{0}")]
+    Final(String),
+}
+
+/// Sends one GET to `url`, retrying per `policy`. Returns the number of attempts made.
+pub fn send(url: Url, policy: Policy) -> Result<u32, PingError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PingError { reason: format!("cannot start the network runtime: {e}"), attempts: 0 })?;
+    let result = runtime.block_on(deliver(url, policy));
+    // A DNS lookup stuck past its deadline runs on a blocking thread that cannot be
+    // cancelled; do not wait for it.
+    runtime.shutdown_background();
+    result
+}
+
+async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
+    let deadline = Instant::now() + policy.budget;
+    let client = client(url.scheme() == "https")
+        .map_err(|e| PingError { reason: format!("{e:#}"), attempts: 0 })?;
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let limit = policy.timeout.min(remaining);
+        let started = Instant::now();
+        let result = match tokio::time::timeout(limit, client.get(url.clone()).send()).await {
+            Err(_) => Err(AttemptError::Retryable {
+                reason: format!("no response within {}", HumanDuration(limit)),
+                retry_after: None,
+            }),
+            Ok(Err(err)) => Err(classify_error(err)),
+            Ok(Ok(response)) => classify_response(&response),
+        };
+        let took = HumanDuration(started.elapsed());
+        let (reason, retry_after) = match result {
+            Ok(()) => {
+                tracing::debug!(attempt, %took, "ping delivered");
+                return Ok(attempt);
+            }
+            Err(AttemptError::Final(reason)) => return Err(PingError { reason, attempts: attempt }),
+            Err(AttemptError::Retryable { reason, retry_after }) => (reason, retry_after),
+        };
+        if attempt > policy.retries {
+            return Err(PingError { reason, attempts: attempt });
+        }
+        let wait = retry_after.unwrap_or_else(|| backoff(attempt));
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if wait + MIN_ATTEMPT > remaining {
+            let reason = match retry_after {
+                Some(after) => format!("{reason}; asked to retry after {}, beyond the ping budget", HumanDuration(after)),
+                None => format!("{reason}; ping budget used up"),
+            };
+            return Err(PingError { reason, attempts: attempt });
+        }
+        tracing::debug!(attempt, %took, %reason, wait = %HumanDuration(wait), "ping attempt failed, retrying");
+        tokio::time::sleep(wait).await;
+    }
+}
+
+fn client(https: bool) -> anyhow::Result<Client> {
+    // An http-only client gets an empty TLS configuration: no certificates are read for it.
+    let tls = if https { tls::with_roots()? } else { tls::without_roots()? };
+    let policy = redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= MAX_REDIRECTS {
+            attempt.error("too many redirects")
+        } else if !https && attempt.url().scheme() == "https" {
+            attempt.error("redirected to https; configure the https URL instead")
+        } else {
+            attempt.follow()
+        }
+    });
+    Client::builder()
+        .user_agent(concat!("crontap-run/", env!("CARGO_PKG_VERSION")))
+        .tls_backend_preconfigured(tls)
+        .redirect(policy)
+        .build()
+        .context("cannot set up the HTTP client")
+}
+
+fn classify_response(response: &reqwest::Response) -> Result<(), AttemptError> {
+    let status = response.status();
+    if status.is_success() {
+        return Ok(());
+    }
+    let reason = format!("HTTP {status}");
+    let retryable = status == StatusCode::REQUEST_TIMEOUT
+        || status == StatusCode::TOO_MANY_REQUESTS
+        || status.is_server_error();
+    if !retryable {
+        return Err(AttemptError::Final(reason));
+    }
+    let retry_after = response
+        .headers()
+        .get(header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs);
+    Err(AttemptError::Retryable { reason, retry_after })
+}
+
+fn classify_error(err: reqwest::Error) -> AttemptError {
+    let err = err.without_url();
+    let reason = describe(&err);
+    if err.is_builder() || err.is_redirect() {
+        AttemptError::Final(reason)
+    } else {
+        AttemptError::Retryable { reason, retry_after: None }
+    }
+}
+
+/// The most specific message in the error chain (`Connection refused`, `failed to lookup
+/// address information: …`), prefixed with what was being done.
+fn describe(err: &reqwest::Error) -> String {
+    let mut innermost: &dyn std::error::Error = err;
+    while let Some(source) = innermost.source() {
+        innermost = source;
+    }
+    let text = innermost.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_owned(),
+        _ => text,
+    };
+    if err.is_connect() { format!("cannot connect: {text}") } else { text }
+}
+
+/// The wait before retry number `retry` (1-based): 1 s doubling, capped, ±20 % jitter.
+fn backoff(retry: u32) -> Duration {
+    let exp = BASE_DELAY.saturating_mul(1 << (retry - 1).min(8)).min(MAX_DELAY);
+    exp.mul_f64(0.8 + 0.4 * fastrand::f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_starts_near_one_second_and_is_capped() {
+        for _ in 0..100 {
+            let first = backoff(1);
+            assert!(first >= Duration::from_millis(800) && first <= Duration::from_millis(1200));
+            let second = backoff(2);
+            assert!(second >= Duration::from_millis(1600) && second <= Duration::from_millis(2400));
+            assert!(backoff(30) <= MAX_DELAY.mul_f64(1.2));
+        }
+    }
+}

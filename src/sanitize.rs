@@ -1,0 +1,74 @@
+//! Makes text safe to leave the program on one line: ANSI escape sequences, control
+//! characters and bidirectional-override characters are removed.
+//!
+//! Tabs and line breaks become a single space so that what was several lines reads as one.
+
+/// Returns `text` with escape sequences and control characters removed.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => skip_escape(&mut chars),
+            // CSI introduced by the single C1 character instead of ESC [.
+            '\u{9b}' => skip_csi(&mut chars),
+            '\t' | '\n' | '\r' => {
+                if !out.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
+            c if c.is_control() || is_bidi_control(c) => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Unicode characters that reorder how text is displayed (Trojan Source): embeddings,
+/// overrides, isolates and the invisible marks.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
+
+/// Skips what follows an ESC: a CSI sequence (`ESC [ … final`), an OSC/DCS/PM/APC string
+/// (terminated by BEL or `ESC \`), or a two-character escape.
+fn skip_escape(chars: &mut Chars<'_>) {
+    match chars.next() {
+        Some('[') => skip_csi(chars),
+        Some(']' | 'P' | '^' | '_' | 'X') => {
+            while let Some(c) = chars.next() {
+                if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Skips CSI parameter and intermediate bytes up to and including the final byte.
+fn skip_csi(chars: &mut Chars<'_>) {
+    for c in chars.by_ref() {
+        if ('\u{40}'..='\u{7e}').contains(&c) || !(' '..='\u{7e}').contains(&c) {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn strips_escapes_and_controls() {
+        assert_eq!(one_line("\x1b[1;31merror\x1b[0m: bad"), "error: bad");
+        assert_eq!(one_line("\x1b]8;;http://x\x07link\x1b]8;;\x1b\\ text"), "link text");
+        assert_eq!(one_line("a\u{7}b\u{0}c\u{7f}d"), "abcd");
+        assert_eq!(one_line("a\r\n\tb"), "a b");
+        assert_eq!(one_line("safe\u{202e}txt.exe\u{2066}"), "safetxt.exe");
+        assert_eq!(one_line("\u{9b}2Jclear"), "clear");
+        assert_eq!(one_line("plain ü ✓"), "plain ü ✓");
+    }
+}

@@ -1,0 +1,135 @@
+//! Removes secrets from text before it goes into a failure summary.
+//!
+//! Three layers, applied in order: exact values known to be secret (the heartbeat URL and
+//! its token, values of the wrapper's own secret-looking environment variables), the
+//! `user:password@` part of any URL, and the value in `key=value` / `key: value` /
+//! `"key": "value"` forms whose key names a secret. Each replaced piece becomes
+//! [`REDACTED`]. Patterns are compiled on first use, which only the failure path reaches.
+
+use std::borrow::Cow;
+use std::ffi::OsString;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Values shorter than this are not matched exactly: they would hit ordinary words.
+const MIN_EXACT_LEN: usize = 6;
+
+/// Parts of environment variable names that mark their values as secret.
+const SECRET_NAME_PARTS: &[&str] = &["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "DSN"];
+
+/// `scheme://userinfo@` in any URL; the userinfo (user name and password) goes.
+static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/?#@\[\]]+)@").expect("valid pattern")
+});
+
+/// `password=…`, `db_token: …`, `"api_key": "…"`: the key stays, the value goes.
+static SECRET_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?i)((?:[a-z0-9_.\-]*)(?:passw(?:or)?d|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential|dsn)(?:[a-z0-9_.\-]*)["']?\s*[:=]\s*["']?)([^\s"',;&\[\]]+)"#,
+    )
+    .expect("valid pattern")
+});
+
+pub struct Scrubber {
+    /// Exact secret values, longest first so that a value containing another is replaced
+    /// whole.
+    exact: Vec<String>,
+}
+
+impl Scrubber {
+    /// A scrubber for the given exact values (the heartbeat URL's secrets) plus the values of
+    /// secret-looking variables in `env`.
+    pub fn new(
+        exact: impl IntoIterator<Item = String>,
+        env: impl IntoIterator<Item = (OsString, OsString)>,
+    ) -> Scrubber {
+        let from_env = env.into_iter().filter_map(|(name, value)| {
+            let name = name.to_string_lossy().to_ascii_uppercase();
+            let secret = SECRET_NAME_PARTS.iter().any(|part| name.contains(part));
+            secret.then(|| value.into_string().ok()).flatten()
+        });
+        let mut exact: Vec<String> = exact.into_iter().chain(from_env).collect();
+        exact.retain(|v| v.trim().len() >= MIN_EXACT_LEN);
+        exact.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        exact.dedup();
+        Scrubber { exact }
+    }
+
+    pub fn scrub(&self, text: &str) -> String {
+        let mut text = Cow::Borrowed(text);
+        for value in &self.exact {
+            if text.contains(value.as_str()) {
+                text = Cow::Owned(text.replace(value.as_str(), REDACTED));
+            }
+        }
+        let text = URL_USERINFO.replace_all(&text, format!("${{1}}{REDACTED}@"));
+        let text = SECRET_ASSIGNMENT.replace_all(&text, |caps: &regex::Captures<'_>| {
+            if &caps[2] == REDACTED.trim_matches(['[', ']']) {
+                caps[0].to_owned()
+            } else {
+                format!("{}{REDACTED}", &caps[1])
+            }
+        });
+        text.into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scrubber() -> Scrubber {
+        let env = [
+            ("DB_PASSWORD", "correct-horse"),
+            ("API_TOKEN", "tok_0123456789"),
+            ("SHORT_KEY", "abc"),
+            ("HOME", "/root/public-home"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        Scrubber::new(["https://hb.example/ping/s3cr3tT0ken".to_owned(), "s3cr3tT0ken".to_owned()], env)
+    }
+
+    #[test]
+    fn exact_values() {
+        let s = scrubber();
+        assert_eq!(s.scrub("GET https://hb.example/ping/s3cr3tT0ken failed"), "GET [REDACTED] failed");
+        assert_eq!(s.scrub("token s3cr3tT0ken seen"), "token [REDACTED] seen");
+        assert_eq!(s.scrub("login with correct-horse and tok_0123456789"), "login with [REDACTED] and [REDACTED]");
+        assert_eq!(s.scrub("abc stays, /root/public-home stays"), "abc stays, /root/public-home stays");
+    }
+
+    #[test]
+    fn url_userinfo() {
+        let s = scrubber();
+        assert_eq!(
+            s.scrub("connect postgres://app:pw1@db:5432/x failed"),
+            "connect postgres://[REDACTED]@db:5432/x failed"
+        );
+        assert_eq!(s.scrub("https://ghp_abc@github.com/o/r"), "https://[REDACTED]@github.com/o/r");
+        assert_eq!(s.scrub("mail me at ops@example.com"), "mail me at ops@example.com");
+    }
+
+    #[test]
+    fn secret_assignments() {
+        let s = scrubber();
+        assert_eq!(s.scrub("password=hunter2 failed"), "password=[REDACTED] failed");
+        assert_eq!(s.scrub(r#"{"api_key": "k-123", "user": "bob"}"#), r#"{"api_key": "[REDACTED]", "user": "bob"}"#);
+        assert_eq!(s.scrub("DB_PASSWD: s3cret; next"), "DB_PASSWD: [REDACTED]; next");
+        assert_eq!(
+            s.scrub("FATAL: password authentication failed for user \"app\""),
+            "FATAL: password authentication failed for user \"app\""
+        );
+    }
+
+    #[test]
+    fn idempotent() {
+        let s = scrubber();
+        for text in ["password=hunter2", "postgres://a:b@h/x", "x s3cr3tT0ken y"] {
+            let once = s.scrub(text);
+            assert_eq!(s.scrub(&once), once);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The failure summary sent as `msg`: what happened, how long it took, and the last
+//! meaningful line of the command's output, scrubbed, on one line, bounded in bytes.
+
+use std::time::Duration;
+
+use crate::outcome::Outcome;
+use crate::sanitize;
+use crate::scrub::Scrubber;
+
+const ELLIPSIS: &str = "…";
+
+/// Builds the summary: `exit 3 after 2m14s: ValueError: row 17 has no customer id`.
+///
+/// The detail is the last non-empty line of `stderr`, or of `stdout` when stderr has none.
+/// The output is scrubbed before a line is chosen (so a secret split over the tail's lines is
+/// still seen whole) and the finished summary is scrubbed again.
+pub fn failure_message(
+    outcome: &Outcome,
+    elapsed: Duration,
+    stdout: &[u8],
+    stderr: &[u8],
+    scrubber: &Scrubber,
+    max_bytes: usize,
+) -> String {
+    let head = outcome.describe(elapsed);
+    let detail = last_line(stderr, scrubber).or_else(|| last_line(stdout, scrubber));
+    let message = match detail {
+        Some(detail) => format!("{head}: {detail}"),
+        None => head,
+    };
+    let message = sanitize::one_line(&scrubber.scrub(&message));
+    truncate(message.trim(), max_bytes)
+}
+
+/// The last line with visible text, after scrubbing and sanitizing. A carriage return ends a
+/// line too, as on a terminal, so only the final state of a progress line counts.
+fn last_line(output: &[u8], scrubber: &Scrubber) -> Option<String> {
+    let text = scrubber.scrub(&String::from_utf8_lossy(output));
+    text.split(['\n', '\r'])
+        .rev()
+        .map(|line| sanitize::one_line(line).trim().to_owned())
+        .find(|line| !line.is_empty())
+}
+
+/// Cuts `text` to at most `max_bytes` bytes on a UTF-8 boundary, ending with `…` when cut.
+pub fn truncate(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text.to_owned();
+    }
+    let mut cut = max_bytes.saturating_sub(ELLIPSIS.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{ELLIPSIS}", text[..cut].trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(stdout: &str, stderr: &str, max: usize) -> String {
+        let scrubber = Scrubber::new(Vec::new(), Vec::new());
+        failure_message(&Outcome::Exited(3), Duration::from_secs(134), stdout.as_bytes(), stderr.as_bytes(), &scrubber, max)
+    }
+
+    #[test]
+    fn picks_last_meaningful_stderr_line() {
+        assert_eq!(build("out\n", "first\nValueError: row 17\n\n  \n", 256), "exit 3 after 2m14s: ValueError: row 17");
+        assert_eq!(build("done 1\ndone 2\n", "", 256), "exit 3 after 2m14s: done 2");
+        assert_eq!(build("", "", 256), "exit 3 after 2m14s");
+        assert_eq!(build("", "10%\r50%\r\x1b[2Kfailed at 60%\n", 256), "exit 3 after 2m14s: failed at 60%");
+        assert_eq!(build("", "password=hunter2 failed\n", 256), "exit 3 after 2m14s: password=[REDACTED] failed");
+    }
+
+    #[test]
+    fn bounded_on_char_boundary() {
+        let msg = build("", &"é".repeat(500), 64);
+        assert!(msg.len() <= 64, "{}", msg.len());
+        assert!(msg.ends_with(ELLIPSIS));
+        assert_eq!(truncate("short", 32), "short");
+        for max in 32..40 {
+            assert!(truncate(&"ü✓a".repeat(30), max).len() <= max);
+        }
+    }
+
+    #[test]
+    fn non_utf8_output_is_decoded_lossily() {
+        let scrubber = Scrubber::new(Vec::new(), Vec::new());
+        let msg = failure_message(&Outcome::Exited(1), Duration::ZERO, b"", b"bad \xff\xfe bytes\n", &scrubber, 256);
+        assert_eq!(msg, "exit 1 after 0s: bad \u{fffd}\u{fffd} bytes");
+    }
+}

@@ -23,11 +23,21 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     let config = Config::new(cli, |name| std::env::var_os(name))?;
-    let Config { command, heartbeat, env_remove, ping, msg_max, dry_run, log } = config;
+    let Config {
+        command,
+        heartbeat,
+        env_remove,
+        ping,
+        msg_max,
+        dry_run,
+        log,
+    } = config;
     log.init();
 
     if let (Heartbeat::Missing(why), false) = (&heartbeat, dry_run) {
-        tracing::warn!("no heartbeat URL configured ({why}); the command runs but nothing is reported");
+        tracing::warn!(
+            "no heartbeat URL configured ({why}); the command runs but nothing is reported"
+        );
     }
 
     let run_id = uuid::Uuid::new_v4().to_string();
@@ -37,7 +47,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         program,
         args,
         env_remove: &env_remove,
-        env_set: vec![("CRONTAP_RUN_ID", run_id), ("CRONTAP_ATTEMPT", "1".to_owned())],
+        env_set: vec![
+            ("CRONTAP_RUN_ID", run_id),
+            ("CRONTAP_ATTEMPT", "1".to_owned()),
+        ],
     })?;
 
     let url = match &heartbeat {
@@ -64,7 +77,10 @@ impl Report {
         if finished.outcome.is_success() {
             return Report::Success;
         }
-        let scrubber = Scrubber::new(url.map(HeartbeatUrl::secrets).unwrap_or_default(), std::env::vars_os());
+        let scrubber = Scrubber::new(
+            url.map(HeartbeatUrl::secrets).unwrap_or_default(),
+            std::env::vars_os(),
+        );
         Report::Failure(summary::failure_message(
             &finished.outcome,
             finished.elapsed,
@@ -96,7 +112,10 @@ impl Report {
     fn print_dry_run(&self, url: Option<&HeartbeatUrl>) {
         let (base, note) = match url {
             Some(url) => (url.redacted(), ""),
-            None => ("<heartbeat URL>".to_owned(), " (no heartbeat URL configured)"),
+            None => (
+                "<heartbeat URL>".to_owned(),
+                " (no heartbeat URL configured)",
+            ),
         };
         let request = match self {
             Report::Success => format!("GET {base}"),

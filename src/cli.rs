@@ -86,7 +86,7 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u32).range(0..=10))]
     pub ping_retries: u32,
 
-    /// Hard cap on all ping attempts and the waits between them.
+    /// Hard cap on all ping attempts and the waits between them; an attempt never runs past it.
     #[arg(long, value_name = "DUR", default_value = "30s", value_parser = duration)]
     pub ping_budget: Duration,
 
@@ -129,7 +129,12 @@ pub struct RunArgs {
     pub state_dir: Option<PathBuf>,
 
     /// Shared state store for several hosts: file://, postgres:// or redis:// URL.
-    #[arg(long, value_name = "URL", env = "CRONTAP_STATE_URL", hide_env_values = true)]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "CRONTAP_STATE_URL",
+        hide_env_values = true
+    )]
     pub state_url: Option<String>,
 
     /// Run the command and print what would be sent (URL redacted); send nothing.
@@ -205,10 +210,14 @@ mod tests {
 
     #[test]
     fn errors_are_one_line() {
-        let err = Cli::from_args(["crontap-run", "--msg-max", "9999", "--", "true"].map(OsString::from)).unwrap_err();
+        let err =
+            Cli::from_args(["crontap-run", "--msg-max", "9999", "--", "true"].map(OsString::from))
+                .unwrap_err();
         let text = err.to_string();
         assert!(!text.contains('\n') && text.contains("--msg-max"), "{text}");
-        let err = Cli::from_args(["crontap-run"].map(OsString::from)).unwrap_err().to_string();
+        let err = Cli::from_args(["crontap-run"].map(OsString::from))
+            .unwrap_err()
+            .to_string();
         assert!(!err.contains('\n') && err.contains("<COMMAND>"), "{err}");
     }
 

@@ -50,7 +50,9 @@ impl Heartbeat {
         }
         match env(url_env) {
             None => Ok(Heartbeat::Missing(format!("{url_env} is not set"))),
-            Some(value) if value.is_empty() => Ok(Heartbeat::Missing(format!("{url_env} is empty"))),
+            Some(value) if value.is_empty() => {
+                Ok(Heartbeat::Missing(format!("{url_env} is empty")))
+            }
             Some(value) => {
                 let source = format!("the URL in {url_env}");
                 let value = value
@@ -70,8 +72,8 @@ impl HeartbeatUrl {
             bail!("{source} is empty");
         }
         // url::ParseError's messages describe the problem without quoting the input.
-        let url = Url::parse(text)
-            .map_err(|e| anyhow::anyhow!("{source} is not a valid URL ({e})"))?;
+        let url =
+            Url::parse(text).map_err(|e| anyhow::anyhow!("{source} is not a valid URL ({e})"))?;
         if !matches!(url.scheme(), "http" | "https") {
             bail!("{source} must be an http or https URL");
         }
@@ -151,16 +153,36 @@ mod tests {
     fn failure_joins_with_one_slash_and_keeps_query() {
         let msg = "exit 3 after 2s: a&b=c ü";
         let enc = "exit%203%20after%202s%3A%20a%26b%3Dc%20%C3%BC";
-        assert_eq!(url("https://h/p/tok").failure(msg).as_str(), format!("https://h/p/tok/fail?msg={enc}"));
-        assert_eq!(url("https://h/p/tok/").failure("x").as_str(), "https://h/p/tok/fail?msg=x");
-        assert_eq!(url("https://h").failure("x").as_str(), "https://h/fail?msg=x");
-        assert_eq!(url("https://h/p?a=1&b=2").failure("x").as_str(), "https://h/p/fail?a=1&b=2&msg=x");
+        assert_eq!(
+            url("https://h/p/tok").failure(msg).as_str(),
+            format!("https://h/p/tok/fail?msg={enc}")
+        );
+        assert_eq!(
+            url("https://h/p/tok/").failure("x").as_str(),
+            "https://h/p/tok/fail?msg=x"
+        );
+        assert_eq!(
+            url("https://h").failure("x").as_str(),
+            "https://h/fail?msg=x"
+        );
+        assert_eq!(
+            url("https://h/p?a=1&b=2").failure("x").as_str(),
+            "https://h/p/fail?a=1&b=2&msg=x"
+        );
     }
 
     #[test]
     fn rejects_without_echoing_the_value() {
-        for bad in ["ftp://h/secret-token", "not a url secret-token", "/relative/secret-token", "https://:secret-token@/x"] {
-            let err = format!("{:#}", HeartbeatUrl::parse(bad, "the URL in X").unwrap_err());
+        for bad in [
+            "ftp://h/secret-token",
+            "not a url secret-token",
+            "/relative/secret-token",
+            "https://:secret-token@/x",
+        ] {
+            let err = format!(
+                "{:#}",
+                HeartbeatUrl::parse(bad, "the URL in X").unwrap_err()
+            );
             assert!(!err.contains("secret-token"), "{err}");
             assert!(err.contains("the URL in X"), "{err}");
         }
@@ -188,6 +210,9 @@ mod tests {
             panic!("expected a URL")
         };
         assert_eq!(u.success().as_str(), "https://h/from-file");
-        assert!(matches!(Heartbeat::load(None, "V", |_| None).unwrap(), Heartbeat::Missing(_)));
+        assert!(matches!(
+            Heartbeat::load(None, "V", |_| None).unwrap(),
+            Heartbeat::Missing(_)
+        ));
     }
 }

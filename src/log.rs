@@ -28,21 +28,28 @@ pub struct Settings {
 
 enum Filter {
     Own(LevelFilter),
-    Directive(EnvFilter),
+    Directive(Box<EnvFilter>),
 }
 
 impl Settings {
     /// Chooses the filter from the flags, else from `directive` (the value of `CRONTAP_LOG`).
-    pub fn new(quiet: bool, verbose: u8, directive: Option<&str>, format: LogFormat) -> Result<Settings> {
+    pub fn new(
+        quiet: bool,
+        verbose: u8,
+        directive: Option<&str>,
+        format: LogFormat,
+    ) -> Result<Settings> {
         let filter = match (quiet, verbose, directive) {
             (true, _, _) => Filter::Own(LevelFilter::ERROR),
             (false, 1, _) => Filter::Own(LevelFilter::DEBUG),
             (false, 2.., _) => Filter::Own(LevelFilter::TRACE),
-            (false, 0, Some(directive)) if !directive.trim().is_empty() => Filter::Directive(
-                EnvFilter::builder()
-                    .parse(directive)
-                    .context("CRONTAP_LOG is not a valid log filter directive")?,
-            ),
+            (false, 0, Some(directive)) if !directive.trim().is_empty() => {
+                Filter::Directive(Box::new(
+                    EnvFilter::builder()
+                        .parse(directive)
+                        .context("CRONTAP_LOG is not a valid log filter directive")?,
+                ))
+            }
             (false, 0, _) => Filter::Own(LevelFilter::WARN),
         };
         Ok(Settings { filter, format })
@@ -51,11 +58,17 @@ impl Settings {
     /// Installs the subscriber for the rest of the process.
     pub fn init(self) {
         let (own, directive) = match self.filter {
-            Filter::Own(level) => (Some(Targets::new().with_target(env!("CARGO_CRATE_NAME"), level)), None),
-            Filter::Directive(filter) => (None, Some(filter)),
+            Filter::Own(level) => (
+                Some(Targets::new().with_target(env!("CARGO_CRATE_NAME"), level)),
+                None,
+            ),
+            Filter::Directive(filter) => (None, Some(*filter)),
         };
-        let text = (self.format == LogFormat::Text)
-            .then(|| tracing_subscriber::fmt::layer().with_writer(io::stderr).event_format(TextLine));
+        let text = (self.format == LogFormat::Text).then(|| {
+            tracing_subscriber::fmt::layer()
+                .with_writer(io::stderr)
+                .event_format(TextLine)
+        });
         let json = (self.format == LogFormat::Json).then(|| {
             tracing_subscriber::fmt::layer()
                 .json()
@@ -65,7 +78,12 @@ impl Settings {
                 .with_writer(io::stderr)
         });
         // Only fails if a subscriber was already installed, which nothing else does.
-        let _ = tracing_subscriber::registry().with(own).with(directive).with(text).with(json).try_init();
+        let _ = tracing_subscriber::registry()
+            .with(own)
+            .with(directive)
+            .with(text)
+            .with(json)
+            .try_init();
     }
 }
 
@@ -77,7 +95,12 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
     N: for<'a> FormatFields<'a> + 'static,
 {
-    fn format_event(&self, ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
         let level = match *event.metadata().level() {
             Level::ERROR => "error",
             Level::WARN => "warning",

@@ -19,7 +19,11 @@ pub enum Outcome {
     /// The command was killed by this signal number.
     Signaled(i32),
     /// The command could not be started; `not_found` selects 127 over 126.
-    NotStarted { program: String, errno: i32, not_found: bool },
+    NotStarted {
+        program: String,
+        errno: i32,
+        not_found: bool,
+    },
 }
 
 impl Outcome {
@@ -39,7 +43,11 @@ impl Outcome {
     pub fn from_spawn_error(program: &OsStr, err: &io::Error) -> Outcome {
         let errno = err.raw_os_error().unwrap_or(0);
         let not_found = matches!(Errno::from_raw(errno), Errno::ENOENT | Errno::ENOTDIR);
-        Outcome::NotStarted { program: program.to_string_lossy().into_owned(), errno, not_found }
+        Outcome::NotStarted {
+            program: program.to_string_lossy().into_owned(),
+            errno,
+            not_found,
+        }
     }
 
     pub fn is_success(&self) -> bool {
@@ -52,8 +60,12 @@ impl Outcome {
             Outcome::Exited(code) => *code,
             // Signal numbers on Linux are 1..=64, so 128+S always fits.
             Outcome::Signaled(sig) => 128u8.saturating_add((*sig & 0x7f) as u8),
-            Outcome::NotStarted { not_found: true, .. } => 127,
-            Outcome::NotStarted { not_found: false, .. } => 126,
+            Outcome::NotStarted {
+                not_found: true, ..
+            } => 127,
+            Outcome::NotStarted {
+                not_found: false, ..
+            } => 126,
         }
     }
 
@@ -65,7 +77,10 @@ impl Outcome {
             Outcome::Exited(code) => format!("exit {code} after {after}"),
             Outcome::Signaled(sig) => format!("killed by {} after {after}", signal_name(*sig)),
             Outcome::NotStarted { program, errno, .. } => {
-                format!("could not start {program}: {}", Errno::from_raw(*errno).desc())
+                format!(
+                    "could not start {program}: {}",
+                    Errno::from_raw(*errno).desc()
+                )
             }
         }
     }
@@ -91,7 +106,9 @@ impl fmt::Display for HumanDuration {
         } else {
             Duration::from_secs(d.as_secs() + u64::from(d.subsec_millis() >= 500))
         };
-        let text = humantime::format_duration(rounded).to_string().replace(' ', "");
+        let text = humantime::format_duration(rounded)
+            .to_string()
+            .replace(' ', "");
         f.write_str(&text)
     }
 }
@@ -103,22 +120,46 @@ mod tests {
 
     #[test]
     fn exit_codes() {
-        assert_eq!(Outcome::from_status(ExitStatus::from_raw(3 << 8)), Outcome::Exited(3));
-        assert_eq!(Outcome::from_status(ExitStatus::from_raw(9)).exit_code(), 137);
-        assert_eq!(Outcome::from_status(ExitStatus::from_raw(15)).exit_code(), 143);
+        assert_eq!(
+            Outcome::from_status(ExitStatus::from_raw(3 << 8)),
+            Outcome::Exited(3)
+        );
+        assert_eq!(
+            Outcome::from_status(ExitStatus::from_raw(9)).exit_code(),
+            137
+        );
+        assert_eq!(
+            Outcome::from_status(ExitStatus::from_raw(15)).exit_code(),
+            143
+        );
         let missing = io::Error::from_raw_os_error(Errno::ENOENT as i32);
-        assert_eq!(Outcome::from_spawn_error("x".as_ref(), &missing).exit_code(), 127);
+        assert_eq!(
+            Outcome::from_spawn_error("x".as_ref(), &missing).exit_code(),
+            127
+        );
         let denied = io::Error::from_raw_os_error(Errno::EACCES as i32);
-        assert_eq!(Outcome::from_spawn_error("x".as_ref(), &denied).exit_code(), 126);
+        assert_eq!(
+            Outcome::from_spawn_error("x".as_ref(), &denied).exit_code(),
+            126
+        );
     }
 
     #[test]
     fn descriptions() {
         let d = Duration::from_millis(134_400);
         assert_eq!(Outcome::Exited(3).describe(d), "exit 3 after 2m14s");
-        assert_eq!(Outcome::Signaled(9).describe(Duration::from_secs(41)), "killed by SIGKILL after 41s");
-        assert_eq!(Outcome::Signaled(40).describe(Duration::from_secs(3600)), "killed by signal 40 after 1h");
-        assert_eq!(Outcome::Exited(1).describe(Duration::from_micros(35_400)), "exit 1 after 35ms");
+        assert_eq!(
+            Outcome::Signaled(9).describe(Duration::from_secs(41)),
+            "killed by SIGKILL after 41s"
+        );
+        assert_eq!(
+            Outcome::Signaled(40).describe(Duration::from_secs(3600)),
+            "killed by signal 40 after 1h"
+        );
+        assert_eq!(
+            Outcome::Exited(1).describe(Duration::from_micros(35_400)),
+            "exit 1 after 35ms"
+        );
         let missing = io::Error::from_raw_os_error(Errno::ENOENT as i32);
         assert_eq!(
             Outcome::from_spawn_error("./import.sh".as_ref(), &missing).describe(Duration::ZERO),

@@ -40,7 +40,10 @@ pub struct PingError {
 #[derive(Debug, thiserror::Error)]
 enum AttemptError {
     #[error("{reason}")]
-    Retryable { reason: String, retry_after: Option<Duration> },
+    Retryable {
+        reason: String,
+        retry_after: Option<Duration>,
+    },
     #[error("{0}")]
     Final(String),
 }
@@ -50,7 +53,10 @@ pub fn send(url: Url, policy: Policy) -> Result<u32, PingError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| PingError { reason: format!("cannot start the network runtime: {e}"), attempts: 0 })?;
+        .map_err(|e| PingError {
+            reason: format!("cannot start the network runtime: {e}"),
+            attempts: 0,
+        })?;
     let result = runtime.block_on(deliver(url, policy));
     // A DNS lookup stuck past its deadline runs on a blocking thread that cannot be
     // cancelled; do not wait for it.
@@ -60,8 +66,10 @@ pub fn send(url: Url, policy: Policy) -> Result<u32, PingError> {
 
 async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
     let deadline = Instant::now() + policy.budget;
-    let client = client(url.scheme() == "https")
-        .map_err(|e| PingError { reason: format!("{e:#}"), attempts: 0 })?;
+    let client = client(url.scheme() == "https").map_err(|e| PingError {
+        reason: format!("{e:#}"),
+        attempts: 0,
+    })?;
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -82,20 +90,37 @@ async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
                 tracing::debug!(attempt, %took, "ping delivered");
                 return Ok(attempt);
             }
-            Err(AttemptError::Final(reason)) => return Err(PingError { reason, attempts: attempt }),
-            Err(AttemptError::Retryable { reason, retry_after }) => (reason, retry_after),
+            Err(AttemptError::Final(reason)) => {
+                return Err(PingError {
+                    reason,
+                    attempts: attempt,
+                });
+            }
+            Err(AttemptError::Retryable {
+                reason,
+                retry_after,
+            }) => (reason, retry_after),
         };
         if attempt > policy.retries {
-            return Err(PingError { reason, attempts: attempt });
+            return Err(PingError {
+                reason,
+                attempts: attempt,
+            });
         }
         let wait = retry_after.unwrap_or_else(|| backoff(attempt));
         let remaining = deadline.saturating_duration_since(Instant::now());
         if wait + MIN_ATTEMPT > remaining {
             let reason = match retry_after {
-                Some(after) => format!("{reason}; asked to retry after {}, beyond the ping budget", HumanDuration(after)),
+                Some(after) => format!(
+                    "{reason}; asked to retry after {}, beyond the ping budget",
+                    HumanDuration(after)
+                ),
                 None => format!("{reason}; ping budget used up"),
             };
-            return Err(PingError { reason, attempts: attempt });
+            return Err(PingError {
+                reason,
+                attempts: attempt,
+            });
         }
         tracing::debug!(attempt, %took, %reason, wait = %HumanDuration(wait), "ping attempt failed, retrying");
         tokio::time::sleep(wait).await;
@@ -104,7 +129,11 @@ async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
 
 fn client(https: bool) -> anyhow::Result<Client> {
     // An http-only client gets an empty TLS configuration: no certificates are read for it.
-    let tls = if https { tls::with_roots()? } else { tls::without_roots()? };
+    let tls = if https {
+        tls::with_roots()?
+    } else {
+        tls::without_roots()?
+    };
     let policy = redirect::Policy::custom(move |attempt| {
         if attempt.previous().len() >= MAX_REDIRECTS {
             attempt.error("too many redirects")
@@ -140,7 +169,10 @@ fn classify_response(response: &reqwest::Response) -> Result<(), AttemptError> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(Duration::from_secs);
-    Err(AttemptError::Retryable { reason, retry_after })
+    Err(AttemptError::Retryable {
+        reason,
+        retry_after,
+    })
 }
 
 fn classify_error(err: reqwest::Error) -> AttemptError {
@@ -149,7 +181,10 @@ fn classify_error(err: reqwest::Error) -> AttemptError {
     if err.is_builder() || err.is_redirect() {
         AttemptError::Final(reason)
     } else {
-        AttemptError::Retryable { reason, retry_after: None }
+        AttemptError::Retryable {
+            reason,
+            retry_after: None,
+        }
     }
 }
 
@@ -165,12 +200,18 @@ fn describe(err: &reqwest::Error) -> String {
         Some(at) if text.ends_with(')') => text[..at].to_owned(),
         _ => text,
     };
-    if err.is_connect() { format!("cannot connect: {text}") } else { text }
+    if err.is_connect() {
+        format!("cannot connect: {text}")
+    } else {
+        text
+    }
 }
 
 /// The wait before retry number `retry` (1-based): 1 s doubling, capped, ±20 % jitter.
 fn backoff(retry: u32) -> Duration {
-    let exp = BASE_DELAY.saturating_mul(1 << (retry - 1).min(8)).min(MAX_DELAY);
+    let exp = BASE_DELAY
+        .saturating_mul(1 << (retry - 1).min(8))
+        .min(MAX_DELAY);
     exp.mul_f64(0.8 + 0.4 * fastrand::f64())
 }
 

@@ -64,7 +64,10 @@ mod tests {
     #[test]
     fn strips_escapes_and_controls() {
         assert_eq!(one_line("\x1b[1;31merror\x1b[0m: bad"), "error: bad");
-        assert_eq!(one_line("\x1b]8;;http://x\x07link\x1b]8;;\x1b\\ text"), "link text");
+        assert_eq!(
+            one_line("\x1b]8;;http://x\x07link\x1b]8;;\x1b\\ text"),
+            "link text"
+        );
         assert_eq!(one_line("a\u{7}b\u{0}c\u{7f}d"), "abcd");
         assert_eq!(one_line("a\r\n\tb"), "a b");
         assert_eq!(one_line("safe\u{202e}txt.exe\u{2066}"), "safetxt.exe");

@@ -89,16 +89,31 @@ mod tests {
             ("HOME", "/root/public-home"),
         ]
         .map(|(k, v)| (OsString::from(k), OsString::from(v)));
-        Scrubber::new(["https://hb.example/ping/s3cr3tT0ken".to_owned(), "s3cr3tT0ken".to_owned()], env)
+        Scrubber::new(
+            [
+                "https://hb.example/ping/s3cr3tT0ken".to_owned(),
+                "s3cr3tT0ken".to_owned(),
+            ],
+            env,
+        )
     }
 
     #[test]
     fn exact_values() {
         let s = scrubber();
-        assert_eq!(s.scrub("GET https://hb.example/ping/s3cr3tT0ken failed"), "GET [REDACTED] failed");
+        assert_eq!(
+            s.scrub("GET https://hb.example/ping/s3cr3tT0ken failed"),
+            "GET [REDACTED] failed"
+        );
         assert_eq!(s.scrub("token s3cr3tT0ken seen"), "token [REDACTED] seen");
-        assert_eq!(s.scrub("login with correct-horse and tok_0123456789"), "login with [REDACTED] and [REDACTED]");
-        assert_eq!(s.scrub("abc stays, /root/public-home stays"), "abc stays, /root/public-home stays");
+        assert_eq!(
+            s.scrub("login with correct-horse and tok_0123456789"),
+            "login with [REDACTED] and [REDACTED]"
+        );
+        assert_eq!(
+            s.scrub("abc stays, /root/public-home stays"),
+            "abc stays, /root/public-home stays"
+        );
     }
 
     #[test]
@@ -108,16 +123,31 @@ mod tests {
             s.scrub("connect postgres://app:pw1@db:5432/x failed"),
             "connect postgres://[REDACTED]@db:5432/x failed"
         );
-        assert_eq!(s.scrub("https://ghp_abc@github.com/o/r"), "https://[REDACTED]@github.com/o/r");
-        assert_eq!(s.scrub("mail me at ops@example.com"), "mail me at ops@example.com");
+        assert_eq!(
+            s.scrub("https://ghp_abc@github.com/o/r"),
+            "https://[REDACTED]@github.com/o/r"
+        );
+        assert_eq!(
+            s.scrub("mail me at ops@example.com"),
+            "mail me at ops@example.com"
+        );
     }
 
     #[test]
     fn secret_assignments() {
         let s = scrubber();
-        assert_eq!(s.scrub("password=hunter2 failed"), "password=[REDACTED] failed");
-        assert_eq!(s.scrub(r#"{"api_key": "k-123", "user": "bob"}"#), r#"{"api_key": "[REDACTED]", "user": "bob"}"#);
-        assert_eq!(s.scrub("DB_PASSWD: s3cret; next"), "DB_PASSWD: [REDACTED]; next");
+        assert_eq!(
+            s.scrub("password=hunter2 failed"),
+            "password=[REDACTED] failed"
+        );
+        assert_eq!(
+            s.scrub(r#"{"api_key": "k-123", "user": "bob"}"#),
+            r#"{"api_key": "[REDACTED]", "user": "bob"}"#
+        );
+        assert_eq!(
+            s.scrub("DB_PASSWD: s3cret; next"),
+            "DB_PASSWD: [REDACTED]; next"
+        );
         assert_eq!(
             s.scrub("FATAL: password authentication failed for user \"app\""),
             "FATAL: password authentication failed for user \"app\""

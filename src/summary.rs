@@ -60,16 +60,35 @@ mod tests {
 
     fn build(stdout: &str, stderr: &str, max: usize) -> String {
         let scrubber = Scrubber::new(Vec::new(), Vec::new());
-        failure_message(&Outcome::Exited(3), Duration::from_secs(134), stdout.as_bytes(), stderr.as_bytes(), &scrubber, max)
+        failure_message(
+            &Outcome::Exited(3),
+            Duration::from_secs(134),
+            stdout.as_bytes(),
+            stderr.as_bytes(),
+            &scrubber,
+            max,
+        )
     }
 
     #[test]
     fn picks_last_meaningful_stderr_line() {
-        assert_eq!(build("out\n", "first\nValueError: row 17\n\n  \n", 256), "exit 3 after 2m14s: ValueError: row 17");
-        assert_eq!(build("done 1\ndone 2\n", "", 256), "exit 3 after 2m14s: done 2");
+        assert_eq!(
+            build("out\n", "first\nValueError: row 17\n\n  \n", 256),
+            "exit 3 after 2m14s: ValueError: row 17"
+        );
+        assert_eq!(
+            build("done 1\ndone 2\n", "", 256),
+            "exit 3 after 2m14s: done 2"
+        );
         assert_eq!(build("", "", 256), "exit 3 after 2m14s");
-        assert_eq!(build("", "10%\r50%\r\x1b[2Kfailed at 60%\n", 256), "exit 3 after 2m14s: failed at 60%");
-        assert_eq!(build("", "password=hunter2 failed\n", 256), "exit 3 after 2m14s: password=[REDACTED] failed");
+        assert_eq!(
+            build("", "10%\r50%\r\x1b[2Kfailed at 60%\n", 256),
+            "exit 3 after 2m14s: failed at 60%"
+        );
+        assert_eq!(
+            build("", "password=hunter2 failed\n", 256),
+            "exit 3 after 2m14s: password=[REDACTED] failed"
+        );
     }
 
     #[test]
@@ -86,7 +105,14 @@ mod tests {
     #[test]
     fn non_utf8_output_is_decoded_lossily() {
         let scrubber = Scrubber::new(Vec::new(), Vec::new());
-        let msg = failure_message(&Outcome::Exited(1), Duration::ZERO, b"", b"bad \xff\xfe bytes\n", &scrubber, 256);
+        let msg = failure_message(
+            &Outcome::Exited(1),
+            Duration::ZERO,
+            b"",
+            b"bad \xff\xfe bytes\n",
+            &scrubber,
+            256,
+        );
         assert_eq!(msg, "exit 1 after 0s: bad \u{fffd}\u{fffd} bytes");
     }
 }

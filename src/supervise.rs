@@ -36,13 +36,17 @@ pub struct Finished {
 }
 
 pub fn run(spec: &ChildSpec<'_>) -> Result<Finished> {
-    let (stdout_r, stdout_w) = io::pipe().context("cannot create a pipe for the command's output")?;
-    let (stderr_r, stderr_w) = io::pipe().context("cannot create a pipe for the command's output")?;
+    let (stdout_r, stdout_w) =
+        io::pipe().context("cannot create a pipe for the command's output")?;
+    let (stderr_r, stderr_w) =
+        io::pipe().context("cannot create a pipe for the command's output")?;
 
     // The copies start first so that nothing can fail between spawning the child and
     // reading its output.
-    let stdout = Tee::start("stdout-tee", stdout_r, io::stdout()).context("cannot start an output thread")?;
-    let stderr = Tee::start("stderr-tee", stderr_r, io::stderr()).context("cannot start an output thread")?;
+    let stdout = Tee::start("stdout-tee", stdout_r, io::stdout())
+        .context("cannot start an output thread")?;
+    let stderr = Tee::start("stderr-tee", stderr_r, io::stderr())
+        .context("cannot start an output thread")?;
 
     let mut command = Command::new(spec.program);
     command.args(spec.args).stdout(stdout_w).stderr(stderr_w);
@@ -73,7 +77,11 @@ pub fn run(spec: &ChildSpec<'_>) -> Result<Finished> {
     let status = child.wait().context("cannot wait for the command")?;
     let elapsed = started.elapsed();
     let outcome = Outcome::from_status(status);
-    tracing::debug!(?outcome, elapsed_ms = elapsed.as_millis() as u64, "command finished");
+    tracing::debug!(
+        ?outcome,
+        elapsed_ms = elapsed.as_millis() as u64,
+        "command finished"
+    );
 
     let deadline = Instant::now() + OUTPUT_GRACE;
     Ok(Finished {

@@ -47,7 +47,9 @@ impl Tee {
     /// Waits until the stream ends or `deadline` passes, then returns the tail. A stream still
     /// open at the deadline (a background grandchild holding the pipe) is left to its thread.
     pub fn finish(self, deadline: Instant) -> Vec<u8> {
-        let _ = self.done.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        let _ = self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()));
         let tail = self.tail.lock().unwrap_or_else(PoisonError::into_inner);
         tail.bytes().to_vec()
     }
@@ -67,7 +69,9 @@ fn copy(mut source: impl Read, mut sink: impl Write, tail: &Mutex<Tail>) {
         if sink_open && sink.write_all(chunk).and_then(|()| sink.flush()).is_err() {
             sink_open = false;
         }
-        tail.lock().unwrap_or_else(PoisonError::into_inner).push(chunk);
+        tail.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(chunk);
     }
 }
 

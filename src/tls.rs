@@ -19,8 +19,11 @@ pub fn with_roots() -> Result<ClientConfig> {
     let mut roots = RootCertStore::empty();
     let (added, _) = roots.add_parsable_certificates(loaded.certs);
     if added == 0 {
-        if std::env::var_os("SSL_CERT_FILE").is_some() || std::env::var_os("SSL_CERT_DIR").is_some() {
-            tracing::warn!("no usable certificates in SSL_CERT_FILE/SSL_CERT_DIR; using the bundled roots");
+        if std::env::var_os("SSL_CERT_FILE").is_some() || std::env::var_os("SSL_CERT_DIR").is_some()
+        {
+            tracing::warn!(
+                "no usable certificates in SSL_CERT_FILE/SSL_CERT_DIR; using the bundled roots"
+            );
         } else {
             tracing::debug!("no system root certificates; using the bundled roots");
         }

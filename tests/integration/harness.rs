@@ -1,0 +1,279 @@
+//! The test harness: a heartbeat receiver on 127.0.0.1 and a runner for the real binary.
+//!
+//! Every run made through [`Crontap::run`] asserts that the heartbeat URL's secret token
+//! appears nowhere in what crontap-run printed, so no test can forget that check.
+
+use std::collections::VecDeque;
+use std::ffi::OsStr;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tiny_http::{Header, Response, Server, StatusCode};
+
+/// The secret part of every heartbeat URL the tests use.
+pub const SECRET: &str = "hb-s3cret-7f3a9c2e1d";
+
+/// How the receiver answers one request.
+#[derive(Clone, Copy, Debug)]
+pub enum Reply {
+    Status(u16),
+    /// A status with `Retry-After: <seconds>`.
+    RetryAfter(u16, u64),
+    /// Accept the request and never answer it.
+    Hang,
+}
+
+/// One request as the receiver saw it.
+#[derive(Clone, Debug)]
+pub struct Received {
+    /// The request target: path and query, or an absolute URL when sent to a proxy.
+    pub target: String,
+    pub user_agent: Option<String>,
+    pub at: Instant,
+}
+
+impl Received {
+    /// The decoded `msg` query parameter.
+    pub fn msg(&self) -> Option<String> {
+        let query = self.target.split_once('?')?.1;
+        query
+            .split('&')
+            .find_map(|pair| pair.strip_prefix("msg="))
+            .map(percent_decode)
+    }
+}
+
+/// A heartbeat receiver that answers from a script, then with 200 for ever.
+pub struct Receiver {
+    server: Arc<Server>,
+    received: Arc<Mutex<Vec<Received>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Receiver {
+    pub fn start() -> Receiver {
+        Receiver::scripted(&[])
+    }
+
+    pub fn scripted(script: &[Reply]) -> Receiver {
+        let server = Arc::new(Server::http("127.0.0.1:0").expect("bind a loopback port"));
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let mut script: VecDeque<Reply> = script.iter().copied().collect();
+        let (srv, rec) = (Arc::clone(&server), Arc::clone(&received));
+        let thread = std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while let Ok(request) = srv.recv() {
+                let user_agent = request
+                    .headers()
+                    .iter()
+                    .find(|h| h.field.equiv("User-Agent"))
+                    .map(|h| h.value.to_string());
+                rec.lock().unwrap().push(Received {
+                    target: request.url().to_owned(),
+                    user_agent,
+                    at: Instant::now(),
+                });
+                let _ = match script.pop_front().unwrap_or(Reply::Status(200)) {
+                    Reply::Status(code) => request.respond(Response::empty(StatusCode(code))),
+                    Reply::RetryAfter(code, secs) => {
+                        request.respond(Response::empty(StatusCode(code)).with_header(
+                            Header::from_bytes("Retry-After", secs.to_string()).unwrap(),
+                        ))
+                    }
+                    Reply::Hang => {
+                        held.push(request);
+                        Ok(())
+                    }
+                };
+            }
+        });
+        Receiver {
+            server,
+            received,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.server
+            .server_addr()
+            .to_ip()
+            .expect("an IP listener")
+            .port()
+    }
+
+    /// `host:port`, as crontap-run names the receiver in its messages.
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port())
+    }
+
+    /// The heartbeat URL: `http://127.0.0.1:<port>/ping/<SECRET>`.
+    pub fn url(&self) -> String {
+        format!("http://{}/ping/{SECRET}", self.host())
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+
+    /// The only request received; fails if there were none or several.
+    pub fn only(&self) -> Received {
+        let received = self.received();
+        assert_eq!(
+            received.len(),
+            1,
+            "expected exactly one request, got {received:#?}"
+        );
+        received.into_iter().next().unwrap()
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A loopback address where nothing listens: the port of a listener just closed.
+pub fn refused_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}/ping/{SECRET}")
+}
+
+/// A crontap-run invocation being built.
+pub struct Crontap {
+    command: Command,
+    stdin: Option<Vec<u8>>,
+}
+
+/// What a finished invocation left behind.
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+/// Variables that would change crontap-run's behaviour if the test runner happened to have
+/// them set.
+const ISOLATE: &[&str] = &[
+    "CRONTAP_HEARTBEAT_URL",
+    "CRONTAP_HEARTBEAT_URL_FILE",
+    "CRONTAP_LOG",
+    "CRONTAP_TIMEOUT",
+    "CRONTAP_JOB",
+    "CRONTAP_STATE_DIR",
+    "CRONTAP_STATE_URL",
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
+];
+
+impl Crontap {
+    pub fn new() -> Crontap {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_crontap-run"));
+        for name in ISOLATE {
+            command.env_remove(name);
+        }
+        Crontap {
+            command,
+            stdin: None,
+        }
+    }
+
+    /// A run whose heartbeat URL is `url` (in `CRONTAP_HEARTBEAT_URL`).
+    pub fn with_url(url: &str) -> Crontap {
+        let mut c = Crontap::new();
+        c.env("CRONTAP_HEARTBEAT_URL", url);
+        c
+    }
+
+    pub fn arg(&mut self, arg: impl AsRef<OsStr>) -> &mut Crontap {
+        self.command.arg(arg);
+        self
+    }
+
+    pub fn args<S: AsRef<OsStr>>(&mut self, args: impl IntoIterator<Item = S>) -> &mut Crontap {
+        self.command.args(args);
+        self
+    }
+
+    pub fn env(&mut self, name: &str, value: impl AsRef<OsStr>) -> &mut Crontap {
+        self.command.env(name, value);
+        self
+    }
+
+    pub fn stdin(&mut self, data: &[u8]) -> &mut Crontap {
+        self.stdin = Some(data.to_vec());
+        self
+    }
+
+    /// `crontap-run <options> -- sh -c <script>`.
+    pub fn sh(&mut self, script: &str) -> Output {
+        self.args(["--", "sh", "-c", script]).run()
+    }
+
+    /// Runs the binary to completion and checks that the secret was not printed.
+    pub fn run(&mut self) -> Output {
+        let output = self.run_raw();
+        assert_no_secret(&output.stdout, "stdout");
+        assert_no_secret(&output.stderr, "stderr");
+        output
+    }
+
+    /// Runs the binary; for tests that check the secret themselves.
+    pub fn run_raw(&mut self) -> Output {
+        use std::io::Write;
+        self.command
+            .stdin(if self.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let started = Instant::now();
+        let mut child = self.command.spawn().expect("start crontap-run");
+        if let Some(data) = self.stdin.take() {
+            child.stdin.take().unwrap().write_all(&data).unwrap();
+        }
+        let out = child.wait_with_output().expect("wait for crontap-run");
+        Output {
+            code: out.status.code().expect("crontap-run exited normally"),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            elapsed: started.elapsed(),
+        }
+    }
+}
+
+pub fn assert_no_secret(text: &str, what: &str) {
+    assert!(
+        !text.contains(SECRET),
+        "the heartbeat URL's secret leaked into {what}:\n{text}"
+    );
+}
+
+fn percent_decode(s: &str) -> String {
+    assert!(
+        !s.contains('+'),
+        "msg must be percent-encoded, not form-encoded: {s}"
+    );
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .expect("msg is UTF-8")
+        .into_owned()
+}

@@ -1,0 +1,13 @@
+//! Integration tests: the real binary against a real heartbeat receiver on 127.0.0.1.
+
+mod harness;
+
+mod dry_run;
+mod environment;
+mod exit_status;
+mod logging;
+mod options;
+mod output;
+mod ping;
+mod report;
+mod url;

@@ -1,0 +1,132 @@
+//! The heartbeat client's retries, deadlines and failure reporting.
+
+use std::time::Duration;
+
+use crate::harness::{Crontap, Receiver, Reply, refused_url};
+
+#[test]
+fn server_error_then_success_is_retried() {
+    let receiver = Receiver::scripted(&[Reply::Status(500), Reply::Status(503)]);
+    let out = Crontap::with_url(&receiver.url()).sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(receiver.received().len(), 3);
+    assert_eq!(out.stderr, "", "a delivered ping prints nothing");
+}
+
+#[test]
+fn too_many_requests_honours_retry_after() {
+    let receiver = Receiver::scripted(&[Reply::RetryAfter(429, 2)]);
+    let out = Crontap::with_url(&receiver.url()).sh("exit 5");
+    assert_eq!(out.code, 5);
+    let received = receiver.received();
+    assert_eq!(received.len(), 2);
+    // The backoff alone would wait about one second; the server asked for two.
+    let gap = received[1].at - received[0].at;
+    assert!(gap >= Duration::from_millis(1950), "retried after {gap:?}");
+    assert_eq!(received[0].target, received[1].target);
+}
+
+#[test]
+fn retry_after_beyond_the_budget_gives_up() {
+    let receiver = Receiver::scripted(&[Reply::RetryAfter(503, 120)]);
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--ping-budget", "5s"])
+        .sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(receiver.received().len(), 1);
+    assert!(out.stderr.contains("HTTP 503"), "{}", out.stderr);
+}
+
+#[test]
+fn client_errors_are_final_and_reported_with_the_host() {
+    let receiver = Receiver::scripted(&[Reply::Status(404)]);
+    let out = Crontap::with_url(&receiver.url()).sh("exit 0");
+    assert_eq!(out.code, 0, "a failed ping never changes the exit status");
+    assert_eq!(receiver.received().len(), 1, "404 is not retried");
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains(&format!("ping to {} failed", receiver.host())),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("HTTP 404 Not Found"), "{}", out.stderr);
+}
+
+#[test]
+fn retries_stop_after_ping_retries() {
+    let receiver = Receiver::scripted(&[Reply::Status(502); 5]);
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--ping-retries", "1"])
+        .sh("exit 9");
+    assert_eq!(out.code, 9);
+    assert_eq!(receiver.received().len(), 2);
+    assert!(
+        out.stderr
+            .contains("HTTP 502 Bad Gateway (after 2 attempts)"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_is_bounded_by_the_budget() {
+    let receiver = Receiver::scripted(&[Reply::Hang; 10]);
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--ping-timeout", "1s", "--ping-budget", "3s"])
+        .sh("exit 6");
+    assert_eq!(out.code, 6);
+    assert!(
+        out.elapsed < Duration::from_secs(8),
+        "took {:?}",
+        out.elapsed
+    );
+    assert!(!receiver.received().is_empty());
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "ping to {} failed: no response within 1s",
+            receiver.host()
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn connection_refused_is_reported_and_the_status_kept() {
+    let out = Crontap::with_url(&refused_url())
+        .args(["--ping-budget", "4s"])
+        .sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("ping to 127.0.0.1:"), "{}", out.stderr);
+    assert!(
+        out.stderr.to_lowercase().contains("connection refused"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn http_proxy_is_honoured_and_no_proxy_bypasses_it() {
+    let proxy = Receiver::start();
+    let url = format!("http://heartbeat.invalid/ping/{}", crate::harness::SECRET);
+    let out = Crontap::with_url(&url)
+        .env("HTTP_PROXY", format!("http://{}", proxy.host()))
+        .sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(proxy.only().target, url, "the proxy gets the absolute URL");
+
+    let bypass = Crontap::with_url(&url)
+        .env("HTTP_PROXY", format!("http://{}", proxy.host()))
+        .env("NO_PROXY", "heartbeat.invalid")
+        .args(["--ping-retries", "0"])
+        .sh("exit 0");
+    assert_eq!(proxy.received().len(), 1, "NO_PROXY hosts go direct");
+    assert!(
+        bypass.stderr.contains("ping to heartbeat.invalid failed"),
+        "{}",
+        bypass.stderr
+    );
+}

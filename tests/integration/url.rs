@@ -1,0 +1,138 @@
+//! Where the heartbeat URL comes from, how it is validated, and how `/fail` is built.
+
+use crate::harness::{Crontap, Receiver, SECRET, assert_no_secret};
+
+#[test]
+fn url_file_is_read_and_trimmed_and_wins_over_the_variable() {
+    let receiver = Receiver::start();
+    let other = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("heartbeat-url");
+    std::fs::write(&file, format!("\n  {}  \n", receiver.url())).unwrap();
+
+    let out = Crontap::with_url(&other.url())
+        .arg("--url-file")
+        .arg(&file)
+        .sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+
+    Crontap::with_url(&other.url())
+        .env("CRONTAP_HEARTBEAT_URL_FILE", &file)
+        .sh("exit 0");
+    assert_eq!(
+        receiver.received().len(),
+        2,
+        "CRONTAP_HEARTBEAT_URL_FILE is read too"
+    );
+    assert!(
+        other.received().is_empty(),
+        "the file wins over the variable"
+    );
+}
+
+#[test]
+fn missing_url_file_is_an_error_naming_the_option() {
+    let out = Crontap::new()
+        .args(["--url-file", "/nonexistent/url"])
+        .sh("touch should-not-run");
+    assert_eq!(out.code, 125);
+    assert!(
+        out.stderr.contains("--url-file /nonexistent/url"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}
+
+#[test]
+fn url_env_names_another_variable() {
+    let receiver = Receiver::start();
+    let out = Crontap::new()
+        .args(["--url-env", "MY_HEARTBEAT"])
+        .env("MY_HEARTBEAT", receiver.url())
+        .sh("env");
+    assert_eq!(out.code, 0);
+    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+    assert!(
+        !out.stdout.contains("MY_HEARTBEAT="),
+        "the variable reached the child"
+    );
+}
+
+#[test]
+fn existing_query_and_trailing_slash() {
+    let receiver = Receiver::start();
+    let url = format!("{}/?tag=nightly&env=prod", receiver.url());
+    Crontap::with_url(&url).sh("exit 0");
+    Crontap::with_url(&url).sh("exit 4");
+    let received = receiver.received();
+    assert_eq!(
+        received[0].target,
+        format!("/ping/{SECRET}/?tag=nightly&env=prod")
+    );
+    let fail = &received[1].target;
+    assert!(
+        fail.starts_with(&format!(
+            "/ping/{SECRET}/fail?tag=nightly&env=prod&msg=exit%204%20after%20"
+        )),
+        "{fail}"
+    );
+}
+
+#[test]
+fn bad_url_is_125_names_the_source_and_never_the_value() {
+    for bad in [
+        format!("ftp://127.0.0.1/{SECRET}"),
+        format!("127.0.0.1/ping/{SECRET}"),
+        format!("http://[::1/{SECRET}"),
+        format!("https://:{SECRET}@/x"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let out = Crontap::with_url(&bad)
+            .args(["--", "touch"])
+            .arg(&marker)
+            .run();
+        assert_eq!(out.code, 125, "{bad}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("CRONTAP_HEARTBEAT_URL"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+        assert!(!marker.exists(), "the command ran despite a bad URL");
+    }
+}
+
+#[test]
+fn bad_url_in_a_file_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("url");
+    std::fs::write(&file, format!("mailto:{SECRET}@example.com")).unwrap();
+    let out = Crontap::new().arg("--url-file").arg(&file).sh("exit 0");
+    assert_eq!(out.code, 125);
+    assert!(out.stderr.contains("--url-file"), "{}", out.stderr);
+}
+
+#[test]
+fn no_url_runs_the_job_warns_once_and_keeps_the_status() {
+    let out = Crontap::new().sh("echo ran; exit 7");
+    assert_eq!(out.code, 7);
+    assert_eq!(out.stdout, "ran\n");
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("no heartbeat URL configured"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("CRONTAP_HEARTBEAT_URL"),
+        "{}",
+        out.stderr
+    );
+
+    let quiet = Crontap::new().arg("-q").sh("exit 0");
+    assert_eq!(quiet.stderr, "", "-q silences the warning");
+    assert_no_secret(&quiet.stderr, "stderr");
+}

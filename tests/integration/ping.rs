@@ -85,7 +85,7 @@ fn a_server_that_never_answers_is_bounded_by_the_budget() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(
         out.stderr.contains(&format!(
-            "ping to {} failed: no response within 1s",
+            "ping to {} failed: no response within ",
             receiver.host()
         )),
         "{}",

@@ -21,6 +21,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     name = "crontap-run",
     version,
     subcommand_negates_reqs = true,
+    subcommand_value_name = "SUBCOMMAND",
+    subcommand_help_heading = "Subcommands",
+    disable_help_subcommand = true,
     args_conflicts_with_subcommands = true,
     after_help = "Exit status: the command's own; 128+N if it was killed by signal N; \
                   126 if it could not be executed, 127 if it was not found; \
@@ -40,7 +43,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print recent runs of stateful jobs.
+    /// Print recent runs of stateful jobs (not yet supported).
     History(HistoryArgs),
 }
 
@@ -69,11 +72,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH", env = "CRONTAP_HEARTBEAT_URL_FILE")]
     pub url_file: Option<PathBuf>,
 
-    /// Stop the command after this long (e.g. 90s, 15m, 1h 30m).
+    /// Stop the command after this long (e.g. 90s, 15m, 1h 30m) (not yet supported).
     #[arg(long, value_name = "DUR", env = "CRONTAP_TIMEOUT", value_parser = duration)]
     pub timeout: Option<Duration>,
 
-    /// Send SIGKILL this long after the stop signal [default: 10s].
+    /// Send SIGKILL this long after the stop signal [default: 10s] (not yet supported).
     #[arg(long, value_name = "DUR", value_parser = duration)]
     pub kill_after: Option<Duration>,
 
@@ -95,40 +98,40 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u16).range(32..=2048))]
     pub msg_max: u16,
 
-    /// Run the command again after a failure, up to N more times (0 to 5).
+    /// Run the command again after a failure, up to N more times (0 to 5) (not yet supported).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=5))]
     pub retries: Option<u8>,
 
-    /// First wait between attempts, doubling each time [default: 30s].
+    /// First wait between attempts, doubling each time [default: 30s] (not yet supported).
     #[arg(long, value_name = "DUR", value_parser = duration)]
     pub retry_delay: Option<Duration>,
 
-    /// Only retry these exit statuses, e.g. `1,75` [default: any failure].
+    /// Only retry these exit statuses, e.g. `1,75` [default: any failure] (not yet supported).
     #[arg(long, value_name = "CODES", value_delimiter = ',',
           value_parser = clap::value_parser!(u8).range(1..=255))]
     pub retry_on_exit: Vec<u8>,
 
-    /// Stable name of the job for locks, keys and history [default: derived from the command].
+    /// Stable name of the job for locks, keys and history [default: derived from the command] (not yet supported).
     #[arg(long, value_name = "NAME", env = "CRONTAP_JOB")]
     pub job: Option<String>,
 
-    /// Skip this run if the same job is still running.
+    /// Skip this run if the same job is still running (not yet supported).
     #[arg(long)]
     pub no_overlap: bool,
 
-    /// Run at most once successfully per period, aligned to UTC (e.g. 1d, 15m).
+    /// Run at most once successfully per period, aligned to UTC (e.g. 1d, 15m) (not yet supported).
     #[arg(long, value_name = "DUR", value_parser = duration, conflicts_with = "idempotency_key")]
     pub once_per: Option<Duration>,
 
-    /// Explicit idempotency key instead of --once-per.
+    /// Explicit idempotency key instead of --once-per (not yet supported).
     #[arg(long, value_name = "KEY")]
     pub idempotency_key: Option<String>,
 
-    /// Where locks, keys and history live.
+    /// Where locks, keys and history live (not yet supported).
     #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
 
-    /// Shared state store for several hosts: file://, postgres:// or redis:// URL.
+    /// Shared state store for several hosts: file://, postgres:// or redis:// URL (not yet supported).
     #[arg(
         long,
         value_name = "URL",
@@ -167,7 +170,8 @@ impl Cli {
         match Cli::try_parse_from(args) {
             Ok(cli) => Ok(Some(cli)),
             Err(err) if !err.use_stderr() => {
-                err.print()?;
+                // Help or version on a closed pipe (`| head`) is not worth an error.
+                let _ = err.print();
                 Ok(None)
             }
             Err(err) => Err(anyhow::anyhow!("{}", one_line_error(&err))),

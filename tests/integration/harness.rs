@@ -216,6 +216,11 @@ impl Crontap {
         self
     }
 
+    pub fn env_remove(&mut self, name: &str) -> &mut Crontap {
+        self.command.env_remove(name);
+        self
+    }
+
     pub fn stdin(&mut self, data: &[u8]) -> &mut Crontap {
         self.stdin = Some(data.to_vec());
         self

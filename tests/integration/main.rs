@@ -10,4 +10,5 @@ mod options;
 mod output;
 mod ping;
 mod report;
+mod tls;
 mod url;

@@ -72,23 +72,27 @@ mod tests {
 
     #[test]
     fn picks_last_meaningful_stderr_line() {
-        assert_eq!(
-            build("out\n", "first\nValueError: row 17\n\n  \n", 256),
-            "exit 3 after 2m14s: ValueError: row 17"
-        );
-        assert_eq!(
-            build("done 1\ndone 2\n", "", 256),
-            "exit 3 after 2m14s: done 2"
-        );
-        assert_eq!(build("", "", 256), "exit 3 after 2m14s");
-        assert_eq!(
-            build("", "10%\r50%\r\x1b[2Kfailed at 60%\n", 256),
-            "exit 3 after 2m14s: failed at 60%"
-        );
-        assert_eq!(
-            build("", "password=hunter2 failed\n", 256),
-            "exit 3 after 2m14s: password=[REDACTED] failed"
-        );
+        let cases = [
+            (
+                "out\n",
+                "first\nValueError: row 17\n\n  \n",
+                ": ValueError: row 17",
+            ),
+            ("done 1\ndone 2\n", "", ": done 2"),
+            ("", "", ""),
+            ("", "10%\r50%\r\x1b[2Kfailed at 60%\n", ": failed at 60%"),
+            (
+                "",
+                "password=hunter2 failed\n",
+                ": password=[REDACTED] failed",
+            ),
+        ];
+        for (stdout, stderr, detail) in cases {
+            assert_eq!(
+                build(stdout, stderr, 256),
+                format!("exit 3 after 2m14s{detail}")
+            );
+        }
     }
 
     #[test]

@@ -5,12 +5,13 @@
 //! nothing that happens to the report changes the exit status.
 
 use std::ffi::OsString;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::Result;
 
 use crate::cli::Cli;
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::heartbeat::{Heartbeat, HeartbeatUrl};
 use crate::ping;
 use crate::scrub::Scrubber;
@@ -22,7 +23,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     let Some(cli) = Cli::from_args(args)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    let config = Config::new(cli, |name| std::env::var_os(name))?;
+    let env = |name: &str| std::env::var_os(name);
+    config::log_settings(&cli, env)?.init();
     let Config {
         command,
         heartbeat,
@@ -30,9 +32,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         ping,
         msg_max,
         dry_run,
-        log,
-    } = config;
-    log.init();
+    } = Config::new(cli, env)?;
 
     if let (Heartbeat::Missing(why), false) = (&heartbeat, dry_run) {
         tracing::warn!(
@@ -121,6 +121,10 @@ impl Report {
             Report::Success => format!("GET {base}"),
             Report::Failure(msg) => format!("GET {base}/fail?msg={msg}"),
         };
-        eprintln!("crontap-run: dry run{note}, nothing sent; would send: {request}");
+        // A closed stderr is no reason to fail the run.
+        let _ = writeln!(
+            io::stderr(),
+            "crontap-run: dry run{note}, nothing sent; would send: {request}"
+        );
     }
 }

@@ -11,13 +11,13 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 
 use crate::cli::{Cli, RunArgs};
-use crate::heartbeat::Heartbeat;
+use crate::heartbeat::{self, Heartbeat};
 use crate::log;
 use crate::ping;
 
 /// Variables that hold or point at the heartbeat URL; always removed from the child's
 /// environment, whatever `--url-env` says.
-const URL_VARS: [&str; 2] = ["CRONTAP_HEARTBEAT_URL", "CRONTAP_HEARTBEAT_URL_FILE"];
+const URL_VARS: [&str; 2] = ["CRONTAP_HEARTBEAT_URL", heartbeat::URL_FILE_VAR];
 
 const MAX_PING_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 const MAX_PING_BUDGET: Duration = Duration::from_secs(15 * 60);
@@ -32,7 +32,14 @@ pub struct Config {
     pub ping: ping::Policy,
     pub msg_max: usize,
     pub dry_run: bool,
-    pub log: log::Settings,
+}
+
+/// The log settings alone, read first so that errors found later are logged in the chosen
+/// format.
+pub fn log_settings(cli: &Cli, env: impl Fn(&str) -> Option<OsString>) -> Result<log::Settings> {
+    let directive = env("CRONTAP_LOG").map(|v| v.to_string_lossy().into_owned());
+    let run = &cli.run;
+    log::Settings::new(run.quiet, run.verbose, directive.as_deref(), run.log_format)
 }
 
 impl Config {
@@ -55,13 +62,6 @@ impl Config {
             bail!("--ping-budget must be at most 15m");
         }
 
-        let directive = env("CRONTAP_LOG").map(|v| v.to_string_lossy().into_owned());
-        let log = log::Settings::new(
-            args.quiet,
-            args.verbose,
-            directive.as_deref(),
-            args.log_format,
-        )?;
         let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, &env)?;
 
         let mut env_remove: Vec<String> = URL_VARS.iter().map(|v| (*v).to_owned()).collect();
@@ -80,7 +80,6 @@ impl Config {
             },
             msg_max: usize::from(args.msg_max),
             dry_run: args.dry_run,
-            log,
         })
     }
 }

@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use reqwest::Url;
 
 /// Characters percent-encoded in the `msg` query value: everything but RFC 3986's unreserved.
@@ -16,6 +16,9 @@ const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b'_')
     .remove(b'~');
+
+/// Largest URL file read; a URL is far shorter, anything bigger is a mistake.
+const MAX_URL_FILE: u64 = 8 * 1024;
 
 /// Parts of the URL shorter than this are not treated as secrets of their own (they would
 /// redact ordinary words such as `ping`).
@@ -42,8 +45,13 @@ impl Heartbeat {
         env: impl Fn(&str) -> Option<std::ffi::OsString>,
     ) -> Result<Heartbeat> {
         if let Some(path) = url_file {
-            let source = format!("--url-file {}", path.display());
-            let text = std::fs::read(path).with_context(|| format!("{source}: cannot read"))?;
+            // Name the source the operator used: the variable, or the option.
+            let from_env = env(URL_FILE_VAR).is_some_and(|v| Path::new(&v) == path);
+            let source = match from_env {
+                true => format!("{URL_FILE_VAR} ({})", path.display()),
+                false => format!("--url-file {}", path.display()),
+            };
+            let text = read_small(path).with_context(|| format!("{source}: cannot read"))?;
             let text = String::from_utf8(text)
                 .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
             return HeartbeatUrl::parse(text.trim(), &source).map(Heartbeat::Configured);
@@ -62,6 +70,21 @@ impl Heartbeat {
             }
         }
     }
+}
+
+/// The variable that names the URL file, as `--url-file`'s environment twin.
+pub const URL_FILE_VAR: &str = "CRONTAP_HEARTBEAT_URL_FILE";
+
+fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut text = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_URL_FILE + 1)
+        .read_to_end(&mut text)?;
+    if text.len() as u64 > MAX_URL_FILE {
+        return Err(std::io::Error::other("larger than 8 KiB, not a URL"));
+    }
+    Ok(text)
 }
 
 impl HeartbeatUrl {
@@ -92,18 +115,36 @@ impl HeartbeatUrl {
         self.url.clone()
     }
 
-    /// `<url>/fail?<existing query>&msg=<msg>`: one slash whatever the path ends with.
+    /// `<url>/fail?<existing query>&msg=<msg>`: one slash whatever the path ends with; empty
+    /// query pieces and an existing `msg` are dropped.
     pub fn failure(&self, msg: &str) -> Url {
         let mut url = self.url.clone();
         if let Ok(mut segments) = url.path_segments_mut() {
-            segments.pop_if_empty().push("fail");
+            let path: Vec<String> = self
+                .url
+                .path_segments()
+                .into_iter()
+                .flatten()
+                .map(str::to_owned)
+                .collect();
+            let kept = path
+                .iter()
+                .rposition(|s| !s.is_empty())
+                .map_or(0, |last| last + 1);
+            segments.clear().extend(&path[..kept]).push("fail");
         }
-        let msg = utf8_percent_encode(msg, QUERY_VALUE);
-        let query = match url.query() {
-            Some(q) if !q.is_empty() => format!("{q}&msg={msg}"),
-            _ => format!("msg={msg}"),
-        };
-        url.set_query(Some(&query));
+        let msg = format!("msg={}", utf8_percent_encode(msg, QUERY_VALUE));
+        let kept = self
+            .url
+            .query()
+            .unwrap_or_default()
+            .split('&')
+            .filter(|piece| {
+                let key = piece.split('=').next().unwrap_or_default();
+                !piece.is_empty() && key != "msg"
+            });
+        let query: Vec<&str> = kept.chain([msg.as_str()]).collect();
+        url.set_query(Some(&query.join("&")));
         url
     }
 
@@ -122,15 +163,31 @@ impl HeartbeatUrl {
     }
 
     /// Strings that must never leave the program: the whole URL and every path segment,
-    /// query value and password long enough to be a token.
+    /// query value, user name and password long enough to be a token, both as written in the
+    /// URL and percent-decoded.
     pub fn secrets(&self) -> Vec<String> {
-        let mut out = vec![self.url.as_str().to_owned()];
-        if let Some(segments) = self.url.path_segments() {
-            out.extend(segments.map(str::to_owned));
-        }
-        out.extend(self.url.query_pairs().map(|(_, v)| v.into_owned()));
-        out.extend(self.url.password().map(str::to_owned));
-        out.retain(|s| s.len() >= MIN_SECRET_LEN);
+        let url = &self.url;
+        let mut raw = vec![url.as_str(), url.username()];
+        raw.extend(url.path_segments().into_iter().flatten());
+        raw.extend(
+            url.query()
+                .into_iter()
+                .flat_map(|q| q.split('&'))
+                .filter_map(|p| p.split('=').nth(1)),
+        );
+        raw.extend(url.password());
+        let mut out: Vec<String> = raw
+            .iter()
+            .flat_map(|s| {
+                [
+                    (*s).to_owned(),
+                    percent_decode_str(s).decode_utf8_lossy().into_owned(),
+                ]
+            })
+            .filter(|s| s.len() >= MIN_SECRET_LEN)
+            .collect();
+        out.sort();
+        out.dedup();
         out
     }
 }
@@ -190,11 +247,17 @@ mod tests {
 
     #[test]
     fn redacted_and_secrets() {
-        let u = url("https://user:hunter22@hb.example:8443/ping/abcdef123?k=longvalue");
+        let u = url("https://tokenuser:hunter22@hb.example:8443/ping/ab%2Fcdef123?k=longvalue");
         assert_eq!(u.redacted(), "https://hb.example:8443/…");
         assert_eq!(format!("{u:?}"), "https://hb.example:8443/…");
         let s = u.secrets();
-        for part in ["abcdef123", "longvalue", "hunter22"] {
+        for part in [
+            "ab%2Fcdef123",
+            "ab/cdef123",
+            "longvalue",
+            "hunter22",
+            "tokenuser",
+        ] {
             assert!(s.iter().any(|x| x == part), "{part} missing from {s:?}");
         }
         assert!(!s.iter().any(|x| x == "ping"));

@@ -8,7 +8,7 @@
 //! the heartbeat URL: the code logs only its host.
 
 use std::fmt;
-use std::io;
+use std::io::{self, Write as _};
 
 use anyhow::{Context, Result};
 use tracing::{Event, Level, Subscriber};
@@ -84,6 +84,16 @@ impl Settings {
             .with(text)
             .with(json)
             .try_init();
+    }
+}
+
+/// Prints crontap-run's own fatal error once: through the log when it is set up and shows
+/// errors (so `--log-format json` covers it), else as a plain line on stderr.
+pub fn report_error(err: &anyhow::Error) {
+    if tracing::dispatcher::has_been_set() && tracing::enabled!(Level::ERROR) {
+        tracing::error!("{err:#}");
+    } else {
+        let _ = writeln!(io::stderr(), "crontap-run: error: {err:#}");
     }
 }
 

@@ -1,4 +1,4 @@
-//! The `crontap-run` binary: everything happens in [`crontap_run::app`]; this prints the
+//! The `crontap-run` binary: everything happens in [`crontap_run::app`]; this reports the
 //! error chain once and maps it to exit status 125.
 
 use std::process::ExitCode;
@@ -10,7 +10,7 @@ fn main() -> ExitCode {
     match crontap_run::app::main(std::env::args_os()) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("crontap-run: error: {err:#}");
+            crontap_run::log::report_error(&err);
             ExitCode::from(OWN_ERROR)
         }
     }

@@ -135,9 +135,13 @@ fn client(https: bool) -> anyhow::Result<Client> {
         tls::without_roots()?
     };
     let policy = redirect::Policy::custom(move |attempt| {
+        let to_https = attempt.url().scheme() == "https";
         if attempt.previous().len() >= MAX_REDIRECTS {
             attempt.error("too many redirects")
-        } else if !https && attempt.url().scheme() == "https" {
+        } else if https && !to_https {
+            // The request may carry the token; never move it to plain text.
+            attempt.error("redirected from https to http; refused")
+        } else if !https && to_https {
             attempt.error("redirected to https; configure the https URL instead")
         } else {
             attempt.follow()
@@ -178,7 +182,9 @@ fn classify_response(response: &reqwest::Response) -> Result<(), AttemptError> {
 fn classify_error(err: reqwest::Error) -> AttemptError {
     let err = err.without_url();
     let reason = describe(&err);
-    if err.is_builder() || err.is_redirect() {
+    // A certificate the client does not trust, or a failed TLS negotiation, will not be
+    // different a second later.
+    if err.is_builder() || err.is_redirect() || is_tls_error(&err) {
         AttemptError::Final(reason)
     } else {
         AttemptError::Retryable {
@@ -186,6 +192,21 @@ fn classify_error(err: reqwest::Error) -> AttemptError {
             retry_after: None,
         }
     }
+}
+
+fn is_tls_error(err: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        // io::Error hides its inner error from `source()`; look inside it too.
+        let inner = e
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref());
+        if e.is::<rustls::Error>() || inner.is_some_and(|i| i.is::<rustls::Error>()) {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// The most specific message in the error chain (`Connection refused`, `failed to lookup

@@ -51,8 +51,14 @@ impl Scrubber {
             let secret = SECRET_NAME_PARTS.iter().any(|part| name.contains(part));
             secret.then(|| value.into_string().ok()).flatten()
         });
-        let mut exact: Vec<String> = exact.into_iter().chain(from_env).collect();
-        exact.retain(|v| v.trim().len() >= MIN_EXACT_LEN);
+        // A mounted secret often ends in a newline: match the value with and without the
+        // surrounding whitespace.
+        let mut exact: Vec<String> = exact
+            .into_iter()
+            .chain(from_env)
+            .flat_map(|v| [v.trim().to_owned(), v])
+            .filter(|v| v.trim().len() >= MIN_EXACT_LEN)
+            .collect();
         exact.sort_by_key(|v| std::cmp::Reverse(v.len()));
         exact.dedup();
         Scrubber { exact }
@@ -87,6 +93,7 @@ mod tests {
             ("API_TOKEN", "tok_0123456789"),
             ("SHORT_KEY", "abc"),
             ("HOME", "/root/public-home"),
+            ("MOUNTED_SECRET", "from-a-file\n"),
         ]
         .map(|(k, v)| (OsString::from(k), OsString::from(v)));
         Scrubber::new(

@@ -2,11 +2,15 @@
 //!
 //! The command is executed directly, never through a shell. stdin is inherited; stdout and
 //! stderr go through pipes to [`Tee`]s that pass them on unchanged and keep a tail for the
-//! summary. The child's environment is crontap-run's own minus the heartbeat URL variables,
-//! plus `CRONTAP_RUN_ID` and `CRONTAP_ATTEMPT`.
+//! summary. When crontap-run's stdout and stderr are the same file (a terminal, cron's mail
+//! pipe, `2>&1`), the command gets one pipe for both, so its lines arrive in the order it
+//! wrote them; the summary then reads the combined output. The child's environment is
+//! crontap-run's own minus the heartbeat URL variables, plus `CRONTAP_RUN_ID` and
+//! `CRONTAP_ATTEMPT`.
 
 use std::ffi::OsString;
-use std::io;
+use std::io::{self, PipeReader, PipeWriter};
+use std::os::fd::AsFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -36,20 +40,15 @@ pub struct Finished {
 }
 
 pub fn run(spec: &ChildSpec<'_>) -> Result<Finished> {
-    let (stdout_r, stdout_w) =
-        io::pipe().context("cannot create a pipe for the command's output")?;
-    let (stderr_r, stderr_w) =
-        io::pipe().context("cannot create a pipe for the command's output")?;
-
-    // The copies start first so that nothing can fail between spawning the child and
+    // The copies start before the child so that nothing can fail between spawning it and
     // reading its output.
-    let stdout = Tee::start("stdout-tee", stdout_r, io::stdout())
-        .context("cannot start an output thread")?;
-    let stderr = Tee::start("stderr-tee", stderr_r, io::stderr())
-        .context("cannot start an output thread")?;
+    let output = Output::start().context("cannot set up the command's output")?;
 
     let mut command = Command::new(spec.program);
-    command.args(spec.args).stdout(stdout_w).stderr(stderr_w);
+    command
+        .args(spec.args)
+        .stdout(output.stdout_w)
+        .stderr(output.stderr_w);
     for name in spec.env_remove {
         command.env_remove(name);
     }
@@ -60,34 +59,79 @@ pub fn run(spec: &ChildSpec<'_>) -> Result<Finished> {
     // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
     // readers see end-of-file when the child (and anything it left behind) closes theirs.
     drop(command);
-    let mut child = match spawned {
-        Ok(child) => child,
+    let (outcome, exited) = match spawned {
+        Ok(mut child) => {
+            tracing::debug!(pid = child.id(), "command started");
+            let status = child.wait().context("cannot wait for the command")?;
+            (Outcome::from_status(status), Instant::now())
+        }
         Err(err) => {
             tracing::debug!(error = %err, "command could not be started");
-            return Ok(Finished {
-                outcome: Outcome::from_spawn_error(spec.program, &err),
-                elapsed: started.elapsed(),
-                stdout_tail: Vec::new(),
-                stderr_tail: Vec::new(),
-            });
+            (
+                Outcome::from_spawn_error(spec.program, &err),
+                Instant::now(),
+            )
         }
     };
-    tracing::debug!(pid = child.id(), "command started");
-
-    let status = child.wait().context("cannot wait for the command")?;
-    let elapsed = started.elapsed();
-    let outcome = Outcome::from_status(status);
+    let elapsed = exited - started;
     tracing::debug!(
         ?outcome,
         elapsed_ms = elapsed.as_millis() as u64,
         "command finished"
     );
 
-    let deadline = Instant::now() + OUTPUT_GRACE;
+    let stdout_tail = output.stdout.finish(exited, OUTPUT_GRACE);
+    let stderr_tail = output
+        .stderr
+        .map(|tee| tee.finish(exited, OUTPUT_GRACE))
+        .unwrap_or_default();
     Ok(Finished {
         outcome,
         elapsed,
-        stdout_tail: stdout.finish(deadline),
-        stderr_tail: stderr.finish(deadline),
+        stdout_tail,
+        stderr_tail,
     })
+}
+
+/// The pipes the child writes to and the copies that read them.
+struct Output {
+    stdout_w: PipeWriter,
+    stderr_w: PipeWriter,
+    /// Copies to crontap-run's stdout; everything, when the two are one file.
+    stdout: Tee,
+    /// Copies to crontap-run's stderr; `None` when the child shares one pipe for both.
+    stderr: Option<Tee>,
+}
+
+impl Output {
+    fn start() -> io::Result<Output> {
+        let (stdout_r, stdout_w) = io::pipe()?;
+        let stdout = Tee::start("stdout-tee", stdout_r, io::stdout())?;
+        if same_file(io::stdout().as_fd(), io::stderr().as_fd()) {
+            let stderr_w = stdout_w.try_clone()?;
+            return Ok(Output {
+                stdout_w,
+                stderr_w,
+                stdout,
+                stderr: None,
+            });
+        }
+        let (stderr_r, stderr_w): (PipeReader, PipeWriter) = io::pipe()?;
+        let stderr = Some(Tee::start("stderr-tee", stderr_r, io::stderr())?);
+        Ok(Output {
+            stdout_w,
+            stderr_w,
+            stdout,
+            stderr,
+        })
+    }
+}
+
+/// Whether two descriptors refer to the same file (same device and inode).
+fn same_file(a: std::os::fd::BorrowedFd<'_>, b: std::os::fd::BorrowedFd<'_>) -> bool {
+    use nix::sys::stat::fstat;
+    match (fstat(a), fstat(b)) {
+        (Ok(a), Ok(b)) => a.st_dev == b.st_dev && a.st_ino == b.st_ino,
+        _ => false,
+    }
 }

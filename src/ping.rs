@@ -194,19 +194,19 @@ fn classify_error(err: reqwest::Error) -> AttemptError {
     }
 }
 
-fn is_tls_error(err: &reqwest::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(e) = source {
-        // io::Error hides its inner error from `source()`; look inside it too.
-        let inner = e
-            .downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref());
-        if e.is::<rustls::Error>() || inner.is_some_and(|i| i.is::<rustls::Error>()) {
-            return true;
-        }
-        source = e.source();
+/// Whether a rustls error is anywhere in the chain. `io::Error` hides the error it wraps
+/// from `source()`, so wrapped errors are looked into as well.
+fn is_tls_error(err: &(dyn std::error::Error + 'static)) -> bool {
+    if err.is::<rustls::Error>() {
+        return true;
     }
-    false
+    let wrapped = err
+        .downcast_ref::<std::io::Error>()
+        .and_then(|io| io.get_ref());
+    if wrapped.is_some_and(|inner| is_tls_error(inner)) {
+        return true;
+    }
+    err.source().is_some_and(is_tls_error)
 }
 
 /// The most specific message in the error chain (`Connection refused`, `failed to lookup

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -157,6 +157,7 @@ pub struct Crontap {
 #[derive(Debug)]
 pub struct Output {
     pub code: i32,
+    pub raw_stdout: Vec<u8>,
     pub stdout: String,
     pub stderr: String,
     pub elapsed: Duration,
@@ -231,6 +232,16 @@ impl Crontap {
         self.args(["--", "sh", "-c", script]).run()
     }
 
+    /// Starts the binary with the given stdout and stderr, for tests that read them in their
+    /// own way; they check for the secret themselves.
+    pub fn spawn(&mut self, stdout: impl Into<Stdio>, stderr: impl Into<Stdio>) -> Child {
+        self.command
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr);
+        self.command.spawn().expect("start crontap-run")
+    }
+
     /// Runs the binary to completion and checks that the secret was not printed.
     pub fn run(&mut self) -> Output {
         let output = self.run_raw();
@@ -258,6 +269,7 @@ impl Crontap {
         let out = child.wait_with_output().expect("wait for crontap-run");
         Output {
             code: out.status.code().expect("crontap-run exited normally"),
+            raw_stdout: out.stdout.clone(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             elapsed: started.elapsed(),

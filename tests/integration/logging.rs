@@ -66,3 +66,33 @@ fn quiet_keeps_ping_errors() {
         out.stderr
     );
 }
+
+#[test]
+fn own_errors_follow_the_log_format() {
+    let out = Crontap::with_url("ftp://example.com/x")
+        .args(["--log-format", "json"])
+        .sh("exit 0");
+    assert_eq!(out.code, 125);
+    let value: serde_json::Value = serde_json::from_str(out.stderr.trim()).expect("one JSON line");
+    assert_eq!(value["level"], "ERROR");
+    assert!(
+        value["message"]
+            .as_str()
+            .unwrap()
+            .contains("CRONTAP_HEARTBEAT_URL"),
+        "{value}"
+    );
+}
+
+#[test]
+fn own_errors_print_even_when_logging_is_off() {
+    let out = Crontap::with_url("ftp://example.com/x")
+        .env("CRONTAP_LOG", "off")
+        .sh("exit 0");
+    assert_eq!(out.code, 125);
+    assert!(
+        out.stderr.starts_with("crontap-run: error: "),
+        "{}",
+        out.stderr
+    );
+}

@@ -107,3 +107,31 @@ fn secrets_are_redacted_from_the_summary() {
     assert!(msg.contains("postgres://[REDACTED]@db/x"), "{msg}");
     assert!(msg.contains("password=[REDACTED]"), "{msg}");
 }
+
+#[test]
+fn url_user_name_and_decoded_token_are_redacted() {
+    let receiver = Receiver::start();
+    // A token in the user-name part, and a path token with an escaped character.
+    let url = format!("http://tokuser12345@{}/ping/{SECRET}%2Fxy", receiver.host());
+    let out = Crontap::with_url(&url)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            &format!("echo 'seen tokuser12345 and {SECRET}/xy' >&2; exit 1"),
+        ])
+        .run_raw();
+    assert_eq!(out.code, 1);
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.ends_with(": seen [REDACTED] and [REDACTED]"), "{msg}");
+}
+
+#[test]
+fn a_mounted_secret_with_a_trailing_newline_is_redacted() {
+    let receiver = Receiver::start();
+    Crontap::with_url(&receiver.url())
+        .env("API_TOKEN", "tok-from-a-file\n")
+        .sh("echo \"using $API_TOKEN\" >&2; exit 1");
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.ends_with(": using [REDACTED]"), "{msg}");
+}

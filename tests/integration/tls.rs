@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -16,6 +17,7 @@ struct TlsReceiver {
     cert_file: PathBuf,
     _dir: tempfile::TempDir,
     requests: Arc<Mutex<Vec<String>>>,
+    connections: Arc<AtomicUsize>,
 }
 
 impl TlsReceiver {
@@ -40,9 +42,12 @@ impl TlsReceiver {
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = Arc::clone(&requests);
+        let connections = Arc::new(AtomicUsize::new(0));
+        let accepted = Arc::clone(&connections);
         // Serves until the test process ends; each test has its own listener.
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                accepted.fetch_add(1, Ordering::SeqCst);
                 let conn = rustls::ServerConnection::new(Arc::clone(&config)).unwrap();
                 let mut tls = rustls::StreamOwned::new(conn, stream);
                 let mut request_line = String::new();
@@ -69,6 +74,7 @@ impl TlsReceiver {
             cert_file,
             _dir: dir,
             requests,
+            connections,
         }
     }
 
@@ -97,23 +103,27 @@ fn ssl_cert_file_is_trusted() {
 }
 
 #[test]
-fn an_untrusted_certificate_is_refused_and_reported() {
+fn an_untrusted_certificate_is_refused_reported_and_not_retried() {
     let receiver = TlsReceiver::start();
     let out = Crontap::with_url(&receiver.url())
         .env_remove("SSL_CERT_FILE")
         .env_remove("SSL_CERT_DIR")
-        .args(["--ping-retries", "0"])
         .sh("exit 4");
     assert_eq!(out.code, 4);
     assert!(receiver.requests().is_empty());
+    assert_eq!(
+        receiver.connections.load(Ordering::SeqCst),
+        1,
+        "a certificate error is final"
+    );
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    let expected = format!("ping to 127.0.0.1:{} failed: ", receiver.port);
+    assert!(out.stderr.contains(&expected), "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains(&format!("ping to 127.0.0.1:{} failed", receiver.port)),
+        out.stderr.contains("invalid peer certificate"),
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains("certificate"), "{}", out.stderr);
 }
 
 #[test]
@@ -122,16 +132,21 @@ fn unusable_ssl_cert_file_falls_back_to_bundled_roots_with_a_warning() {
     let out = Crontap::with_url(&receiver.url())
         .env("SSL_CERT_FILE", "/nonexistent/roots.pem")
         .env_remove("SSL_CERT_DIR")
-        .args(["--ping-retries", "0"])
         .sh("exit 0");
     assert_eq!(out.code, 0);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", out.stderr);
     assert!(
-        out.stderr.contains("using the bundled roots"),
+        lines[0].contains("using the bundled roots"),
         "{}",
         out.stderr
     );
     // The bundled Mozilla roots do not include the test's self-signed certificate.
-    assert!(out.stderr.contains("certificate"), "{}", out.stderr);
+    assert!(
+        lines[1].contains("failed: ") && lines[1].contains("invalid peer certificate"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

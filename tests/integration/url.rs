@@ -33,9 +33,12 @@ fn url_file_is_read_and_trimmed_and_wins_over_the_variable() {
 
 #[test]
 fn missing_url_file_is_an_error_naming_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
     let out = Crontap::new()
-        .args(["--url-file", "/nonexistent/url"])
-        .sh("touch should-not-run");
+        .args(["--url-file", "/nonexistent/url", "--", "touch"])
+        .arg(&marker)
+        .run();
     assert_eq!(out.code, 125);
     assert!(
         out.stderr.contains("--url-file /nonexistent/url"),
@@ -43,6 +46,19 @@ fn missing_url_file_is_an_error_naming_the_option() {
         out.stderr
     );
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(!marker.exists(), "the command ran without its URL");
+
+    let from_env = Crontap::new()
+        .env("CRONTAP_HEARTBEAT_URL_FILE", "/nonexistent/url")
+        .sh("exit 0");
+    assert_eq!(from_env.code, 125);
+    assert!(
+        from_env
+            .stderr
+            .contains("CRONTAP_HEARTBEAT_URL_FILE (/nonexistent/url)"),
+        "{}",
+        from_env.stderr
+    );
 }
 
 #[test]
@@ -78,6 +94,20 @@ fn existing_query_and_trailing_slash() {
         )),
         "{fail}"
     );
+}
+
+#[test]
+fn double_slash_empty_query_pieces_and_an_old_msg() {
+    let receiver = Receiver::start();
+    Crontap::with_url(&format!("{}//?msg=stale&&tag=x&", receiver.url())).sh("exit 1");
+    let fail = receiver.only().target;
+    assert!(
+        fail.starts_with(&format!(
+            "/ping/{SECRET}/fail?tag=x&msg=exit%201%20after%20"
+        )),
+        "{fail}"
+    );
+    assert!(!fail.contains("stale"), "{fail}");
 }
 
 #[test]

@@ -60,6 +60,7 @@ fn a_slow_reader_gets_everything_and_the_summary_the_last_line() {
     assert_eq!(stdout.len(), 300_000);
     assert_eq!(stderr.len(), 300_000 + "\nthe real error\n".len());
     assert!(stderr.ends_with(b"\nthe real error\n"));
+    assert_no_secret(&String::from_utf8_lossy(&stderr), "stderr");
     assert!(receiver.only().msg().unwrap().ends_with(": the real error"));
 }
 

@@ -8,7 +8,9 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
 
 use crate::cli::Cli;
 use crate::config::{self, Config};
@@ -17,6 +19,10 @@ use crate::ping;
 use crate::scrub::Scrubber;
 use crate::summary;
 use crate::supervise::{self, ChildSpec, Finished};
+
+/// Time allowed for the report after crontap-run was told to stop: short enough for the
+/// 30 s grace of Kubernetes and the default 90 s of systemd, even after `--kill-after`.
+const SHUTDOWN_BUDGET: Duration = Duration::from_secs(5);
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
@@ -29,6 +35,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         command,
         heartbeat,
         env_remove,
+        limits,
         ping,
         msg_max,
         dry_run,
@@ -42,16 +49,32 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
 
     let run_id = uuid::Uuid::new_v4().to_string();
     tracing::debug!(%run_id, "starting the command");
-    let (program, args) = command.split_first().expect("clap requires a command");
-    let finished = supervise::run(&ChildSpec {
-        program,
-        args,
-        env_remove: &env_remove,
-        env_set: vec![
-            ("CRONTAP_RUN_ID", run_id),
-            ("CRONTAP_ATTEMPT", "1".to_owned()),
-        ],
-    })?;
+    let (program, args) = command.split_first().context("no command given")?;
+    let finished = supervise::run(
+        &ChildSpec {
+            program,
+            args,
+            env_remove: &env_remove,
+            env_set: vec![
+                ("CRONTAP_RUN_ID", run_id),
+                ("CRONTAP_ATTEMPT", "1".to_owned()),
+            ],
+        },
+        limits,
+    )?;
+
+    // Told to stop (by systemd, Kubernetes, `kill`): report quickly, well inside the grace
+    // period the sender allows before it kills crontap-run.
+    let ping = match finished.stop_signal {
+        Some(signal) => {
+            tracing::debug!(
+                signal = signal.as_str(),
+                "stop requested; using the shutdown ping budget"
+            );
+            ping.within(SHUTDOWN_BUDGET)
+        }
+        None => ping,
+    };
 
     let url = match &heartbeat {
         Heartbeat::Configured(url) => Some(url),

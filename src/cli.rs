@@ -72,11 +72,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH", env = "CRONTAP_HEARTBEAT_URL_FILE")]
     pub url_file: Option<PathBuf>,
 
-    /// Stop the command after this long (e.g. 90s, 15m, 1h 30m) (not yet supported).
+    /// Stop the command after this long (e.g. 90s, 15m, 1h 30m): SIGTERM to its group, exit 124.
     #[arg(long, value_name = "DUR", env = "CRONTAP_TIMEOUT", value_parser = duration)]
     pub timeout: Option<Duration>,
 
-    /// Send SIGKILL this long after the stop signal [default: 10s] (not yet supported).
+    /// Send SIGKILL this long after the stop signal, exit 137 [default: 10s].
     #[arg(long, value_name = "DUR", value_parser = duration)]
     pub kill_after: Option<Duration>,
 

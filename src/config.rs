@@ -14,6 +14,10 @@ use crate::cli::{Cli, RunArgs};
 use crate::heartbeat::{self, Heartbeat};
 use crate::log;
 use crate::ping;
+use crate::supervise;
+
+/// `--kill-after` when not given.
+const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
 
 /// Variables that hold or point at the heartbeat URL; always removed from the child's
 /// environment, whatever `--url-env` says.
@@ -29,6 +33,7 @@ pub struct Config {
     pub heartbeat: Heartbeat,
     /// Variables removed from the child's environment.
     pub env_remove: Vec<String>,
+    pub limits: supervise::Limits,
     pub ping: ping::Policy,
     pub msg_max: usize,
     pub dry_run: bool,
@@ -73,6 +78,10 @@ impl Config {
             command: cli.command,
             heartbeat,
             env_remove,
+            limits: supervise::Limits {
+                timeout: args.timeout,
+                kill_after: args.kill_after.unwrap_or(DEFAULT_KILL_AFTER),
+            },
             ping: ping::Policy {
                 timeout: args.ping_timeout,
                 retries: args.ping_retries,
@@ -133,8 +142,6 @@ fn validate_later_options(args: &RunArgs) -> Result<()> {
 /// Refuses options whose behaviour is not built yet.
 fn refuse_later_options(args: &RunArgs) -> Result<()> {
     let given = [
-        ("--timeout (CRONTAP_TIMEOUT)", args.timeout.is_some()),
-        ("--kill-after", args.kill_after.is_some()),
         ("--retries", args.retries.is_some()),
         ("--retry-delay", args.retry_delay.is_some()),
         ("--retry-on-exit", !args.retry_on_exit.is_empty()),

@@ -12,7 +12,13 @@ pub mod outcome;
 pub mod ping;
 pub mod sanitize;
 pub mod scrub;
+pub mod signals;
 pub mod summary;
 pub mod supervise;
 pub mod tee;
+pub mod terminal;
 pub mod tls;
+
+// Process groups, signals, terminals and PID 1 duties are Unix concepts; so is cron.
+#[cfg(not(unix))]
+compile_error!("crontap-run runs on Unix-like systems only");

@@ -6,6 +6,12 @@ use std::process::ExitCode;
 /// Exit status for crontap-run's own errors (bad options, bad URL), as `env` and `timeout`.
 const OWN_ERROR: u8 = 125;
 
+/// Records the signal state crontap-run inherited before the Rust runtime sets SIGPIPE to
+/// ignored, so that the job can be given the state crontap-run was started with.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static RECORD_INHERITED_SIGNALS: extern "C" fn() = crontap_run::signals::record_inherited;
+
 fn main() -> ExitCode {
     match crontap_run::app::main(std::env::args_os()) {
         Ok(code) => code,

@@ -1,16 +1,16 @@
 //! How a run of the command ended, built once from the exit status or the spawn error.
 //!
-//! This is the one place that maps an ending to crontap-run's exit status (N, 128+S, 126,
-//! 127) and to the first words of the failure summary.
+//! This is the one place that maps an ending to crontap-run's exit status (N, 128+S, 124,
+//! 126, 127) and to the first words of the failure summary.
 
 use std::ffi::OsStr;
 use std::fmt;
 use std::io;
-use std::process::ExitStatus;
 use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::sys::signal::Signal;
+use nix::sys::wait::WaitStatus;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -18,6 +18,12 @@ pub enum Outcome {
     Exited(u8),
     /// The command was killed by this signal number.
     Signaled(i32),
+    /// `--timeout` expired: the group got SIGTERM, and SIGKILL `kill_after` later if it was
+    /// still there.
+    TimedOut {
+        limit: Duration,
+        kill_after: Option<Duration>,
+    },
     /// The command could not be started; `not_found` selects 127 over 126.
     NotStarted {
         program: String,
@@ -27,14 +33,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn from_status(status: ExitStatus) -> Outcome {
-        use std::os::unix::process::ExitStatusExt;
-        match (status.code(), status.signal()) {
+    /// The outcome a wait status reports, if it reports an ending (not a stop).
+    pub fn from_wait(status: WaitStatus) -> Option<Outcome> {
+        match status {
             // A wait status carries only the low 8 bits of the exit code.
-            (Some(code), _) => Outcome::Exited((code & 0xff) as u8),
-            (None, Some(sig)) => Outcome::Signaled(sig),
-            // Stopped or continued statuses are never returned by a blocking wait.
-            (None, None) => Outcome::Exited(1),
+            WaitStatus::Exited(_, code) => Some(Outcome::Exited((code & 0xff) as u8)),
+            WaitStatus::Signaled(_, signal, _) => Some(Outcome::Signaled(signal as i32)),
+            _ => None,
         }
     }
 
@@ -60,6 +65,14 @@ impl Outcome {
             Outcome::Exited(code) => *code,
             // Signal numbers on Linux are 1..=64, so 128+S always fits.
             Outcome::Signaled(sig) => 128u8.saturating_add((*sig & 0x7f) as u8),
+            // As coreutils `timeout`: 124, or 128+SIGKILL when the kill was needed.
+            Outcome::TimedOut {
+                kill_after: None, ..
+            } => 124,
+            Outcome::TimedOut {
+                kill_after: Some(_),
+                ..
+            } => 128 + Signal::SIGKILL as u8,
             Outcome::NotStarted {
                 not_found: true, ..
             } => 127,
@@ -76,6 +89,20 @@ impl Outcome {
         match self {
             Outcome::Exited(code) => format!("exit {code} after {after}"),
             Outcome::Signaled(sig) => format!("killed by {} after {after}", signal_name(*sig)),
+            Outcome::TimedOut {
+                limit,
+                kill_after: None,
+            } => {
+                format!("timed out after {} (sent SIGTERM)", HumanDuration(*limit))
+            }
+            Outcome::TimedOut {
+                limit,
+                kill_after: Some(grace),
+            } => format!(
+                "timed out after {} (sent SIGTERM, then SIGKILL after {})",
+                HumanDuration(*limit),
+                HumanDuration(*grace)
+            ),
             Outcome::NotStarted { program, errno, .. } => {
                 format!(
                     "could not start {program}: {}",
@@ -116,21 +143,46 @@ impl fmt::Display for HumanDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::process::ExitStatusExt;
+    use nix::unistd::Pid;
 
     #[test]
     fn exit_codes() {
+        let pid = Pid::from_raw(42);
+        let exited = Outcome::from_wait(WaitStatus::Exited(pid, 3));
+        assert_eq!(exited, Some(Outcome::Exited(3)));
+        let killed = Outcome::from_wait(WaitStatus::Signaled(pid, Signal::SIGKILL, false));
+        assert_eq!(killed.map(|o| o.exit_code()), Some(137));
+        let termed = Outcome::from_wait(WaitStatus::Signaled(pid, Signal::SIGTERM, true));
+        assert_eq!(termed.map(|o| o.exit_code()), Some(143));
         assert_eq!(
-            Outcome::from_status(ExitStatus::from_raw(3 << 8)),
-            Outcome::Exited(3)
+            Outcome::from_wait(WaitStatus::Stopped(pid, Signal::SIGTSTP)),
+            None
         );
+        let limit = Duration::from_secs(3600);
         assert_eq!(
-            Outcome::from_status(ExitStatus::from_raw(9)).exit_code(),
+            Outcome::TimedOut {
+                limit,
+                kill_after: None
+            }
+            .exit_code(),
+            124
+        );
+        let grace = Some(Duration::from_secs(10));
+        assert_eq!(
+            Outcome::TimedOut {
+                limit,
+                kill_after: grace
+            }
+            .exit_code(),
             137
         );
         assert_eq!(
-            Outcome::from_status(ExitStatus::from_raw(15)).exit_code(),
-            143
+            Outcome::TimedOut {
+                limit,
+                kill_after: grace
+            }
+            .describe(Duration::ZERO),
+            "timed out after 1h (sent SIGTERM, then SIGKILL after 10s)"
         );
         let missing = io::Error::from_raw_os_error(Errno::ENOENT as i32);
         assert_eq!(

@@ -28,6 +28,17 @@ pub struct Policy {
     pub budget: Duration,
 }
 
+impl Policy {
+    /// The same policy cut down to fit in `budget`.
+    pub fn within(self, budget: Duration) -> Policy {
+        Policy {
+            timeout: self.timeout.min(budget),
+            retries: self.retries,
+            budget: self.budget.min(budget),
+        }
+    }
+}
+
 /// A delivery that did not succeed, with a reason fit for one line on stderr.
 #[derive(Debug, thiserror::Error)]
 #[error("{reason} (after {attempts} attempt{})", if *attempts == 1 { "" } else { "s" })]

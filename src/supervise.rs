@@ -1,23 +1,37 @@
-//! Runs the command as a child process and waits for it.
+//! Runs the command as a child process and supervises it until it ends.
 //!
-//! The command is executed directly, never through a shell. stdin is inherited; stdout and
-//! stderr go through pipes to [`Tee`]s that pass them on unchanged and keep a tail for the
-//! summary. When crontap-run's stdout and stderr are the same file (a terminal, cron's mail
-//! pipe, `2>&1`), the command gets one pipe for both, so its lines arrive in the order it
-//! wrote them; the summary then reads the combined output. The child's environment is
-//! crontap-run's own minus the heartbeat URL variables, plus `CRONTAP_RUN_ID` and
-//! `CRONTAP_ATTEMPT`.
+//! The command is executed directly, never through a shell, as the leader of its own process
+//! group, with the signal state crontap-run inherited ([`signals::Inherited`]). stdin is
+//! inherited; stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged and
+//! keep a tail for the summary. When crontap-run's stdout and stderr are the same file (a
+//! terminal, cron's mail pipe, `2>&1`), the command gets one pipe for both, so its lines
+//! arrive in the order it wrote them; the summary then reads the combined output.
+//!
+//! While it runs, crontap-run forwards signals to the group ([`signals::FORWARDED`]),
+//! enforces `--timeout`, and reaps every child that ends: as PID 1 of a container every
+//! orphan in it is re-parented to crontap-run, and elsewhere crontap-run makes itself the
+//! child subreaper so the job's orphans come to it rather than to init. Nothing is sent to
+//! the group once its leader has been reaped, so a reused process id is never signalled.
 
 use std::ffi::OsString;
 use std::io::{self, PipeReader, PipeWriter};
 use std::os::fd::AsFd;
+use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use nix::errno::Errno;
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, killpg, pthread_sigmask};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
 
 use crate::outcome::Outcome;
+use crate::signals::{self, Inherited};
 use crate::tee::Tee;
+use crate::terminal::{self, Foreground};
 
 /// How long to keep reading output after the command exited: a background process it left
 /// behind may hold the pipes open indefinitely.
@@ -31,72 +45,246 @@ pub struct ChildSpec<'a> {
     pub env_set: Vec<(&'static str, String)>,
 }
 
+/// `--timeout` and `--kill-after`.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub timeout: Option<Duration>,
+    pub kill_after: Duration,
+}
+
 /// A finished run.
 pub struct Finished {
     pub outcome: Outcome,
     pub elapsed: Duration,
     pub stdout_tail: Vec<u8>,
     pub stderr_tail: Vec<u8>,
+    /// The stop signal crontap-run itself received and forwarded, if any: the report must
+    /// then go out within the shutdown budget.
+    pub stop_signal: Option<Signal>,
 }
 
-pub fn run(spec: &ChildSpec<'_>) -> Result<Finished> {
+pub fn run(spec: &ChildSpec<'_>, limits: Limits) -> Result<Finished> {
+    let inherited = Inherited::get();
+    // Before any thread starts, so that the output threads inherit it too.
+    terminal::block_ttou();
+    become_subreaper();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the supervision runtime")?;
+    runtime.block_on(supervise(spec, limits, inherited))
+}
+
+/// Makes orphans of the job come to crontap-run instead of init, so they are reaped here.
+/// PID 1 gets them anyway.
+fn become_subreaper() {
+    if std::process::id() == 1 {
+        return;
+    }
+    if let Err(err) = nix::sys::prctl::set_child_subreaper(true) {
+        tracing::debug!(%err, "cannot become the child subreaper");
+    }
+}
+
+async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -> Result<Finished> {
+    // Handlers go in before the child exists, so no signal and no exit is missed.
+    let mut child_exits = signal(SignalKind::child()).context("cannot watch for SIGCHLD")?;
+    let mut forwarded = watch_forwarded_signals()?;
+
     // The copies start before the child so that nothing can fail between spawning it and
     // reading its output.
-    let output = Output::start().context("cannot set up the command's output")?;
+    let Output {
+        stdout_w,
+        stderr_w,
+        copies,
+    } = Output::start().context("cannot set up the command's output")?;
+    let foreground = Foreground::detect();
 
     let mut command = Command::new(spec.program);
     command
         .args(spec.args)
-        .stdout(output.stdout_w)
-        .stderr(output.stderr_w);
+        .stdout(stdout_w)
+        .stderr(stderr_w)
+        .process_group(0);
     for name in spec.env_remove {
         command.env_remove(name);
     }
     command.envs(spec.env_set.iter().map(|(k, v)| (k, v)));
+    let claim_terminal = foreground.is_some();
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
+    unsafe {
+        command.pre_exec(move || {
+            if claim_terminal {
+                Foreground::claim_in_child();
+            }
+            inherited.restore_in_child()
+        });
+    }
 
     let started = Instant::now();
     let spawned = command.spawn();
     // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
     // readers see end-of-file when the child (and anything it left behind) closes theirs.
     drop(command);
-    let (outcome, exited) = match spawned {
-        Ok(mut child) => {
-            tracing::debug!(pid = child.id(), "command started");
-            let status = child.wait().context("cannot wait for the command")?;
-            (Outcome::from_status(status), Instant::now())
-        }
+    let child = match spawned {
+        Ok(child) => Pid::from_raw(child.id() as i32),
         Err(err) => {
             tracing::debug!(error = %err, "command could not be started");
-            (
-                Outcome::from_spawn_error(spec.program, &err),
-                Instant::now(),
-            )
+            let outcome = Outcome::from_spawn_error(spec.program, &err);
+            return Ok(copies.finish(outcome, started, Instant::now(), None));
         }
     };
-    let elapsed = exited - started;
-    tracing::debug!(
-        ?outcome,
-        elapsed_ms = elapsed.as_millis() as u64,
-        "command finished"
-    );
+    tracing::debug!(pid = child.as_raw(), "command started");
+    if let Some(fg) = foreground {
+        fg.give_to(child);
+    }
 
-    let stdout_tail = output.stdout.finish(exited, OUTPUT_GRACE);
-    let stderr_tail = output
-        .stderr
-        .map(|tee| tee.finish(exited, OUTPUT_GRACE))
-        .unwrap_or_default();
-    Ok(Finished {
-        outcome,
-        elapsed,
-        stdout_tail,
-        stderr_tail,
-    })
+    let timeout_at = limits
+        .timeout
+        .map(|t| tokio::time::Instant::from_std(started) + t);
+    let mut timed_out = false;
+    let mut kill_at: Option<tokio::time::Instant> = None;
+    let mut killed = false;
+    let mut stop_signal = None;
+    let outcome = loop {
+        tokio::select! {
+            _ = child_exits.recv() => {
+                if let Some(outcome) = reap(child, foreground) {
+                    break outcome;
+                }
+            }
+            Some(sig) = forwarded.recv() => {
+                tracing::debug!(signal = sig.as_str(), "forwarding signal to the command");
+                send(child, sig);
+                if signals::is_termination(sig) {
+                    // Stopped members of the group could not act on it otherwise.
+                    send(child, Signal::SIGCONT);
+                    stop_signal.get_or_insert(sig);
+                    kill_at.get_or_insert(tokio::time::Instant::now() + limits.kill_after);
+                }
+            }
+            _ = sleep_until(timeout_at), if !timed_out => {
+                tracing::debug!("timeout reached, sending SIGTERM to the command");
+                timed_out = true;
+                send(child, Signal::SIGTERM);
+                send(child, Signal::SIGCONT);
+                kill_at = Some(tokio::time::Instant::now() + limits.kill_after);
+            }
+            _ = sleep_until(kill_at), if !killed => {
+                tracing::debug!("the command outlived --kill-after, sending SIGKILL");
+                killed = true;
+                send(child, Signal::SIGKILL);
+            }
+        }
+    };
+    let exited = Instant::now();
+    if let Some(fg) = foreground {
+        fg.take_back();
+    }
+    let outcome = match (timed_out, limits.timeout) {
+        (true, Some(limit)) => Outcome::TimedOut {
+            limit,
+            kill_after: killed.then_some(limits.kill_after),
+        },
+        _ => outcome,
+    };
+    let finished = copies.finish(outcome, started, exited, stop_signal);
+    // Orphans that ended while the output drained.
+    reap(child, None);
+    Ok(finished)
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Starts watching every forwarded signal that was not ignored when crontap-run started,
+/// and unblocks them in case the caller had blocked them.
+fn watch_forwarded_signals() -> Result<mpsc::UnboundedReceiver<Signal>> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let mut unblock = SigSet::empty();
+    unblock.add(Signal::SIGCHLD);
+    for &(sig, _why) in signals::FORWARDED {
+        if signals::inherited_ignored(sig) {
+            tracing::debug!(
+                signal = sig.as_str(),
+                "ignored when crontap-run started; not forwarded"
+            );
+            continue;
+        }
+        let mut stream = signal(SignalKind::from_raw(sig as i32))
+            .with_context(|| format!("cannot watch for {}", sig.as_str()))?;
+        unblock.add(sig);
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while stream.recv().await.is_some() {
+                if tx.send(sig).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    let _ = pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&unblock), None);
+    Ok(rx)
+}
+
+/// Sends `sig` to the command's process group. Only called while its leader has not been
+/// reaped, so the group id cannot have been reused.
+fn send(group: Pid, sig: Signal) {
+    if let Err(err) = killpg(group, sig) {
+        tracing::debug!(%err, signal = sig.as_str(), "could not signal the command's group");
+    }
+}
+
+/// Reaps every child that has ended: the command and any orphans. Returns the command's
+/// outcome once it has ended. A command stopped from the terminal (Ctrl-Z) stops
+/// crontap-run too, so the shell sees the job stopped; on `fg` both continue.
+fn reap(child: Pid, foreground: Option<Foreground>) -> Option<Outcome> {
+    let mut flags = WaitPidFlag::WNOHANG;
+    if foreground.is_some() {
+        flags |= WaitPidFlag::WUNTRACED;
+    }
+    let mut ended = None;
+    loop {
+        match waitpid(None, Some(flags)) {
+            Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => return ended,
+            Err(Errno::EINTR) => continue,
+            Err(err) => {
+                tracing::debug!(%err, "waitpid failed");
+                return ended;
+            }
+            Ok(WaitStatus::Stopped(pid, _)) if pid == child => {
+                if let Some(fg) = foreground {
+                    stop_with_the_command(child, fg);
+                }
+            }
+            Ok(status) if status.pid() == Some(child) => ended = Outcome::from_wait(status),
+            Ok(status) => tracing::trace!(?status, "reaped an orphan"),
+        }
+    }
+}
+
+/// The command was stopped from the terminal: take the terminal back, stop crontap-run's
+/// own group the same way, and when continued hand the terminal over and continue the
+/// command.
+fn stop_with_the_command(child: Pid, fg: Foreground) {
+    fg.take_back();
+    let _ = nix::sys::signal::raise(Signal::SIGSTOP);
+    fg.give_to(child);
+    send(child, Signal::SIGCONT);
 }
 
 /// The pipes the child writes to and the copies that read them.
 struct Output {
     stdout_w: PipeWriter,
     stderr_w: PipeWriter,
+    copies: Copies,
+}
+
+struct Copies {
     /// Copies to crontap-run's stdout; everything, when the two are one file.
     stdout: Tee,
     /// Copies to crontap-run's stderr; `None` when the child shares one pipe for both.
@@ -112,8 +300,10 @@ impl Output {
             return Ok(Output {
                 stdout_w,
                 stderr_w,
-                stdout,
-                stderr: None,
+                copies: Copies {
+                    stdout,
+                    stderr: None,
+                },
             });
         }
         let (stderr_r, stderr_w): (PipeReader, PipeWriter) = io::pipe()?;
@@ -121,9 +311,37 @@ impl Output {
         Ok(Output {
             stdout_w,
             stderr_w,
-            stdout,
-            stderr,
+            copies: Copies { stdout, stderr },
         })
+    }
+}
+
+impl Copies {
+    fn finish(
+        self,
+        outcome: Outcome,
+        started: Instant,
+        exited: Instant,
+        stop_signal: Option<Signal>,
+    ) -> Finished {
+        let elapsed = exited - started;
+        tracing::debug!(
+            ?outcome,
+            elapsed_ms = elapsed.as_millis() as u64,
+            "command finished"
+        );
+        let stdout_tail = self.stdout.finish(exited, OUTPUT_GRACE);
+        let stderr_tail = self
+            .stderr
+            .map(|tee| tee.finish(exited, OUTPUT_GRACE))
+            .unwrap_or_default();
+        Finished {
+            outcome,
+            elapsed,
+            stdout_tail,
+            stderr_tail,
+            stop_signal,
+        }
     }
 }
 

@@ -232,6 +232,11 @@ impl Crontap {
         self.args(["--", "sh", "-c", script]).run()
     }
 
+    /// The underlying command, for settings the harness has no method for.
+    pub fn command(&mut self) -> &mut Command {
+        &mut self.command
+    }
+
     /// Starts the binary with the given stdout and stderr, for tests that read them in their
     /// own way; they check for the secret themselves.
     pub fn spawn(&mut self, stdout: impl Into<Stdio>, stderr: impl Into<Stdio>) -> Child {
@@ -240,6 +245,26 @@ impl Crontap {
             .stdout(stdout)
             .stderr(stderr);
         self.command.spawn().expect("start crontap-run")
+    }
+
+    /// Starts the binary with stdout and stderr piped, for tests that act while it runs.
+    pub fn start(&mut self) -> Running {
+        use std::io::Read;
+        let mut child = self.spawn(Stdio::piped(), Stdio::piped());
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        Running {
+            child,
+            stdout,
+            seen: String::new(),
+            stderr,
+            started: Instant::now(),
+        }
     }
 
     /// Runs the binary to completion and checks that the secret was not printed.
@@ -293,4 +318,71 @@ fn percent_decode(s: &str) -> String {
         .decode_utf8()
         .expect("msg is UTF-8")
         .into_owned()
+}
+
+/// A crontap-run that is still running (see [`Crontap::start`]).
+pub struct Running {
+    child: Child,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    seen: String,
+    stderr: JoinHandle<String>,
+    started: Instant,
+}
+
+impl Running {
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Reads the command's output until a line equal to `marker`: the command's signal that
+    /// it is ready for what the test does next. Panics if the output ends first.
+    pub fn wait_for(&mut self, marker: &str) {
+        use std::io::BufRead;
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).unwrap();
+            assert!(n > 0, "output ended before {marker:?}; saw {:?}", self.seen);
+            self.seen.push_str(&line);
+            if line.trim_end() == marker {
+                return;
+            }
+        }
+    }
+
+    /// Sends a signal to crontap-run itself.
+    pub fn signal(&self, signal: nix::sys::signal::Signal) {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), signal).unwrap();
+    }
+
+    /// Waits for crontap-run to end and checks that the secret was not printed.
+    pub fn finish(mut self) -> Output {
+        use std::io::Read;
+        let mut rest = String::new();
+        self.stdout.read_to_string(&mut rest).unwrap();
+        self.seen.push_str(&rest);
+        let status = self.child.wait().unwrap();
+        let stderr = self.stderr.join().unwrap();
+        assert_no_secret(&self.seen, "stdout");
+        assert_no_secret(&stderr, "stderr");
+        Output {
+            code: status.code().expect("crontap-run exited normally"),
+            raw_stdout: self.seen.clone().into_bytes(),
+            stdout: self.seen,
+            stderr,
+            elapsed: self.started.elapsed(),
+        }
+    }
+}
+
+/// Polls `check` until it holds or `limit` passes; for conditions with no event to wait on
+/// (a process disappearing from /proc). Returns whether it held.
+pub fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    check()
 }

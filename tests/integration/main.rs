@@ -10,5 +10,6 @@ mod options;
 mod output;
 mod ping;
 mod report;
+mod supervise;
 mod tls;
 mod url;

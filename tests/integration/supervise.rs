@@ -1,0 +1,293 @@
+//! Supervision: signals forwarded to the job's group, timeouts, reaping as subreaper and as
+//! PID 1, and the signal state and descriptors the job inherits. Every test waits for a
+//! readiness line from the job before acting.
+
+use std::os::unix::process::CommandExt;
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+
+use crate::harness::{Crontap, Receiver, Reply, eventually};
+
+/// A job that says it is ready and then waits, with core dumps off for SIGQUIT.
+const WAIT: &str = "ulimit -c 0; echo ready; exec sleep 60";
+
+#[test]
+fn each_terminating_signal_is_forwarded_and_reported_as_128_plus_s() {
+    for signal in [
+        Signal::SIGTERM,
+        Signal::SIGINT,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+        Signal::SIGUSR1,
+        Signal::SIGUSR2,
+    ] {
+        let receiver = Receiver::start();
+        let mut run = Crontap::with_url(&receiver.url())
+            .args(["--", "sh", "-c", WAIT])
+            .start();
+        run.wait_for("ready");
+        run.signal(signal);
+        let out = run.finish();
+        assert_eq!(out.code, 128 + signal as i32, "{signal}: {}", out.stderr);
+        let msg = receiver.only().msg().unwrap();
+        assert!(
+            msg.starts_with(&format!("killed by {} after ", signal.as_str())),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn sigwinch_reaches_the_job() {
+    let script = "trap 'echo resized; exit 0' WINCH; echo ready; while :; do sleep 0.05; done";
+    let mut run = Crontap::new()
+        .args(["-q", "--", "sh", "-c", script])
+        .start();
+    run.wait_for("ready");
+    run.signal(Signal::SIGWINCH);
+    run.wait_for("resized");
+    assert_eq!(run.finish().code, 0);
+}
+
+#[test]
+fn the_whole_group_dies_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let script = format!(
+        "sleep 999 & echo $! > {p}; sleep 999 & echo $! >> {p}; echo ready; wait",
+        p = pids.display()
+    );
+    let mut run = Crontap::new()
+        .args(["-q", "--", "sh", "-c", &script])
+        .start();
+    run.wait_for("ready");
+    run.signal(Signal::SIGTERM);
+    let out = run.finish();
+    assert_eq!(out.code, 128 + 15);
+    for pid in std::fs::read_to_string(&pids).unwrap().lines() {
+        let gone = eventually(Duration::from_secs(5), || !alive(pid));
+        assert!(gone, "background process {pid} survived");
+    }
+}
+
+/// Whether a process exists and is not a zombie.
+fn alive(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn a_job_counting_sigints_receives_exactly_one() {
+    // Like Ctrl-C to a shell's foreground job: SIGINT to crontap-run's whole process group.
+    let script = "n=0; trap 'n=$((n+1))' INT; echo ready; while [ $n -eq 0 ]; do sleep 0.05; done; \
+                  sleep 0.5; echo \"count=$n\"";
+    let mut crontap = Crontap::new();
+    crontap.args(["-q", "--", "sh", "-c", script]);
+    crontap.command().process_group(0);
+    let mut run = crontap.start();
+    run.wait_for("ready");
+    nix::sys::signal::killpg(nix::unistd::Pid::from_raw(run.pid()), Signal::SIGINT).unwrap();
+    let out = run.finish();
+    assert!(out.stdout.ends_with("count=1\n"), "{}", out.stdout);
+    assert_eq!(out.code, 0);
+}
+
+#[test]
+fn timeout_sends_sigterm_and_exits_124() {
+    let receiver = Receiver::start();
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--timeout", "1s"])
+        .sh("echo started; sleep 60");
+    assert_eq!(out.code, 124);
+    let msg = receiver.only().msg().unwrap();
+    assert_eq!(msg, "timed out after 1s (sent SIGTERM): started");
+}
+
+#[test]
+fn timeout_kills_a_job_ignoring_sigterm_and_exits_137() {
+    let receiver = Receiver::start();
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--timeout", "1s", "--kill-after", "1s"])
+        .sh("trap '' TERM; echo stubborn; sleep 60");
+    assert_eq!(out.code, 137);
+    let msg = receiver.only().msg().unwrap();
+    assert_eq!(
+        msg,
+        "timed out after 1s (sent SIGTERM, then SIGKILL after 1s): stubborn"
+    );
+}
+
+#[test]
+fn timeout_from_the_environment() {
+    let out = Crontap::new()
+        .arg("-q")
+        .env("CRONTAP_TIMEOUT", "1s")
+        .sh("sleep 60");
+    assert_eq!(out.code, 124);
+}
+
+#[test]
+fn a_stop_request_still_reports_within_the_shutdown_budget() {
+    // The receiver never answers; the default ping budget is 30 s.
+    let receiver = Receiver::scripted(&[Reply::Hang; 10]);
+    let mut run = Crontap::with_url(&receiver.url())
+        .args(["--", "sh", "-c", WAIT])
+        .start();
+    run.wait_for("ready");
+    run.signal(Signal::SIGTERM);
+    let out = run.finish();
+    assert_eq!(out.code, 143);
+    assert!(
+        out.elapsed < Duration::from_secs(20),
+        "took {:?}",
+        out.elapsed
+    );
+    assert!(
+        !receiver.received().is_empty(),
+        "the fail ping was attempted"
+    );
+}
+
+#[test]
+fn a_job_outliving_a_stop_request_is_killed_after_kill_after() {
+    let script = "trap '' TERM; echo ready; sleep 60";
+    let mut run = Crontap::new()
+        .args(["-q", "--kill-after", "1s", "--", "sh", "-c", script])
+        .start();
+    run.wait_for("ready");
+    run.signal(Signal::SIGTERM);
+    assert_eq!(run.finish().code, 128 + 9);
+}
+
+/// A job that leaves `n` orphans behind, then waits until none of its parent's children is a
+/// zombie and prints how many were left.
+fn orphans_script(n: u32) -> String {
+    format!(
+        "i=0; while [ $i -lt {n} ]; do (true &); i=$((i+1)); done; \
+         tries=0; while :; do \
+           z=0; for s in /proc/[0-9]*/stat; do \
+             read -r line < $s 2>/dev/null || continue; \
+             rest=${{line##*) }}; set -- $rest; \
+             [ \"$1\" = Z ] && [ \"$2\" = \"$PPID\" ] && z=$((z+1)); \
+           done; \
+           tries=$((tries+1)); \
+           if [ $z -eq 0 ] || [ $tries -ge 100 ]; then echo zombies=$z; break; fi; sleep 0.05; \
+         done"
+    )
+}
+
+#[test]
+fn orphans_are_adopted_and_reaped_under_the_subreaper() {
+    let out = Crontap::new().arg("-q").sh(&orphans_script(100));
+    assert_eq!(out.stdout, "zombies=0\n");
+    assert_eq!(out.code, 0);
+}
+
+#[test]
+fn as_pid_1_every_orphan_is_reaped() {
+    let out = std::process::Command::new("unshare")
+        .args([
+            "--pid",
+            "--fork",
+            "--mount-proc",
+            env!("CARGO_BIN_EXE_crontap-run"),
+            "-q",
+            "--",
+            "sh",
+            "-c",
+        ])
+        .arg(format!(
+            "[ $PPID = 1 ] || echo not-pid-1; {}",
+            orphans_script(50)
+        ))
+        .env_remove("CRONTAP_HEARTBEAT_URL")
+        .output()
+        .expect("unshare (util-linux) runs; the tests run as root");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout,
+        "zombies=0\n",
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success());
+}
+
+/// Ignores SIGPIPE and SIGHUP and blocks SIGUSR2, as a caller of crontap-run might.
+fn unusual_signal_state() -> std::io::Result<()> {
+    use nix::sys::signal::{SigHandler, SigSet, SigmaskHow, signal, sigprocmask};
+    // SAFETY: setting dispositions to SIG_IGN installs no handler code.
+    unsafe {
+        signal(Signal::SIGPIPE, SigHandler::SigIgn)?;
+        signal(Signal::SIGHUP, SigHandler::SigIgn)?;
+    }
+    let mut blocked = SigSet::empty();
+    blocked.add(Signal::SIGUSR2);
+    sigprocmask(SigmaskHow::SIG_SETMASK, Some(&blocked), None)?;
+    Ok(())
+}
+
+#[test]
+fn the_job_gets_the_signal_state_crontap_run_inherited() {
+    let show = "grep -E '^Sig(Blk|Ign):' /proc/self/status";
+    let bit = |s: Signal| 1u64 << (s as i32 - 1);
+    // The standard signals (1 to 31) of a `Sig…:` line. Real-time signals are left out:
+    // glibc claims two of them for itself before any program code runs.
+    let field = |text: &str, name: &str| {
+        let line = text.lines().find_map(|l| l.strip_prefix(name)).unwrap();
+        u64::from_str_radix(line.trim(), 16).unwrap() & 0x7fff_ffff
+    };
+    let ignored = |text: &str| field(text, "SigIgn:");
+    for unusual in [false, true] {
+        // What the job would see started directly, the same way, is the expectation.
+        let mut direct = std::process::Command::new("sh");
+        direct.args(["-c", show]);
+        let mut crontap = Crontap::new();
+        crontap.args(["-q", "--", "sh", "-c", show]);
+        if unusual {
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                direct.pre_exec(unusual_signal_state);
+                crontap.command().pre_exec(unusual_signal_state);
+            }
+        }
+        let expected = String::from_utf8(direct.output().unwrap().stdout).unwrap();
+        let out = crontap.run();
+        for name in ["SigBlk:", "SigIgn:"] {
+            assert_eq!(
+                field(&out.stdout, name),
+                field(&expected, name),
+                "{name} unusual: {unusual}"
+            );
+        }
+        // Rust's own SIGPIPE setting never leaks into the job.
+        assert_eq!(ignored(&out.stdout) & bit(Signal::SIGPIPE) != 0, unusual);
+        assert_eq!(ignored(&out.stdout) & bit(Signal::SIGHUP) != 0, unusual);
+    }
+}
+
+#[test]
+fn the_job_inherits_only_the_descriptors_crontap_run_inherited() {
+    // One shell opens an extra descriptor, lists what a child of it gets, then becomes
+    // crontap-run, whose job lists what it got: the two lists must match. (One process for
+    // both, because tests running in parallel can leak a descriptor into any process this
+    // test spawns; `ls` lists its own descriptors, one of them the directory it reads.)
+    let script = r#"exec 7</dev/null; ls /proc/self/fd; echo --; exec "$0" -q -- ls /proc/self/fd"#;
+    let out = std::process::Command::new("sh")
+        .args(["-c", script, env!("CARGO_BIN_EXE_crontap-run")])
+        .env_remove("CRONTAP_HEARTBEAT_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (direct, through) = stdout.split_once("--\n").expect("both lists");
+    assert!(direct.lines().any(|fd| fd == "7"), "{direct}");
+    assert_eq!(through, direct);
+}

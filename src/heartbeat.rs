@@ -34,6 +34,8 @@ pub enum Heartbeat {
 #[derive(Clone)]
 pub struct HeartbeatUrl {
     url: Url,
+    /// The URL as configured, before normalisation (scheme case, default port …).
+    raw: String,
 }
 
 impl Heartbeat {
@@ -103,7 +105,10 @@ impl HeartbeatUrl {
         if url.host_str().is_none_or(str::is_empty) {
             bail!("{source} has no host");
         }
-        Ok(HeartbeatUrl { url })
+        Ok(HeartbeatUrl {
+            url,
+            raw: text.to_owned(),
+        })
     }
 
     pub fn is_https(&self) -> bool {
@@ -119,20 +124,8 @@ impl HeartbeatUrl {
     /// query pieces and an existing `msg` are dropped.
     pub fn failure(&self, msg: &str) -> Url {
         let mut url = self.url.clone();
-        if let Ok(mut segments) = url.path_segments_mut() {
-            let path: Vec<String> = self
-                .url
-                .path_segments()
-                .into_iter()
-                .flatten()
-                .map(str::to_owned)
-                .collect();
-            let kept = path
-                .iter()
-                .rposition(|s| !s.is_empty())
-                .map_or(0, |last| last + 1);
-            segments.clear().extend(&path[..kept]).push("fail");
-        }
+        // set_path keeps existing escapes (`%2F` stays `%2F`).
+        url.set_path(&format!("{}/fail", self.url.path().trim_end_matches('/')));
         let msg = format!("msg={}", utf8_percent_encode(msg, QUERY_VALUE));
         let kept = self
             .url
@@ -167,14 +160,13 @@ impl HeartbeatUrl {
     /// URL and percent-decoded.
     pub fn secrets(&self) -> Vec<String> {
         let url = &self.url;
-        let mut raw = vec![url.as_str(), url.username()];
+        let mut raw = vec![self.raw.as_str(), url.as_str(), url.username()];
         raw.extend(url.path_segments().into_iter().flatten());
-        raw.extend(
-            url.query()
-                .into_iter()
-                .flat_map(|q| q.split('&'))
-                .filter_map(|p| p.split('=').nth(1)),
-        );
+        // Whole query pieces and both sides of each, for tokens in `?TOKEN` or `?k=TOKEN`.
+        for piece in url.query().into_iter().flat_map(|q| q.split('&')) {
+            raw.push(piece);
+            raw.extend(piece.split('='));
+        }
         raw.extend(url.password());
         let mut out: Vec<String> = raw
             .iter()
@@ -214,18 +206,19 @@ mod tests {
             url("https://h/p/tok").failure(msg).as_str(),
             format!("https://h/p/tok/fail?msg={enc}")
         );
-        assert_eq!(
-            url("https://h/p/tok/").failure("x").as_str(),
-            "https://h/p/tok/fail?msg=x"
-        );
-        assert_eq!(
-            url("https://h").failure("x").as_str(),
-            "https://h/fail?msg=x"
-        );
-        assert_eq!(
-            url("https://h/p?a=1&b=2").failure("x").as_str(),
-            "https://h/p/fail?a=1&b=2&msg=x"
-        );
+        let cases = [
+            ("https://h/p/tok/", "https://h/p/tok/fail?msg=x"),
+            ("https://h", "https://h/fail?msg=x"),
+            ("https://h/p//", "https://h/p/fail?msg=x"),
+            ("https://h/p?a=1&b=2", "https://h/p/fail?a=1&b=2&msg=x"),
+            ("https://h/p?a=1&", "https://h/p/fail?a=1&msg=x"),
+            ("https://h/p?msg=old&a", "https://h/p/fail?a&msg=x"),
+            ("https://h/ab%2Fcd", "https://h/ab%2Fcd/fail?msg=x"),
+            ("https://h/caf%C3%A9/", "https://h/caf%C3%A9/fail?msg=x"),
+        ];
+        for (base, fail) in cases {
+            assert_eq!(url(base).failure("x").as_str(), fail, "{base}");
+        }
     }
 
     #[test]
@@ -247,7 +240,9 @@ mod tests {
 
     #[test]
     fn redacted_and_secrets() {
-        let u = url("https://tokenuser:hunter22@hb.example:8443/ping/ab%2Fcdef123?k=longvalue");
+        let u = url(
+            "HTTPS://tokenuser:hunter22@hb.example:8443/ping/ab%2Fcdef123?k=longvalue&baretoken99",
+        );
         assert_eq!(u.redacted(), "https://hb.example:8443/…");
         assert_eq!(format!("{u:?}"), "https://hb.example:8443/…");
         let s = u.secrets();
@@ -257,6 +252,8 @@ mod tests {
             "longvalue",
             "hunter22",
             "tokenuser",
+            "baretoken99",
+            "HTTPS://tokenuser:hunter22@hb.example:8443/ping/ab%2Fcdef123?k=longvalue&baretoken99",
         ] {
             assert!(s.iter().any(|x| x == part), "{part} missing from {s:?}");
         }

@@ -10,7 +10,7 @@
 use std::fmt;
 use std::io::{self, Write as _};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -45,9 +45,10 @@ impl Settings {
             (false, 2.., _) => Filter::Own(LevelFilter::TRACE),
             (false, 0, Some(directive)) if !directive.trim().is_empty() => {
                 Filter::Directive(Box::new(
-                    EnvFilter::builder()
-                        .parse(directive)
-                        .context("CRONTAP_LOG is not a valid log filter directive")?,
+                    // The parse error's text already includes its cause; no chain.
+                    EnvFilter::builder().parse(directive).map_err(|e| {
+                        anyhow::anyhow!("CRONTAP_LOG is not a valid log filter directive: {e}")
+                    })?,
                 ))
             }
             (false, 0, _) => Filter::Own(LevelFilter::WARN),

@@ -162,6 +162,8 @@ fn client(https: bool) -> anyhow::Result<Client> {
         .user_agent(concat!("crontap-run/", env!("CARGO_PKG_VERSION")))
         .tls_backend_preconfigured(tls)
         .redirect(policy)
+        // The Referer of a redirected request would carry the URL, token and all.
+        .referer(false)
         .build()
         .context("cannot set up the HTTP client")
 }
@@ -183,7 +185,8 @@ fn classify_response(response: &reqwest::Response) -> Result<(), AttemptError> {
         .get(header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(Duration::from_secs);
+        // Anything past a day is as good as never within a ping budget.
+        .map(|secs| Duration::from_secs(secs.min(86_400)));
     Err(AttemptError::Retryable {
         reason,
         retry_after,

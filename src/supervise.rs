@@ -2,10 +2,8 @@
 //!
 //! The command is executed directly, never through a shell, as the leader of its own process
 //! group, with the signal state crontap-run inherited ([`signals::Inherited`]). stdin is
-//! inherited; stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged and
-//! keep a tail for the summary. When crontap-run's stdout and stderr are the same file (a
-//! terminal, cron's mail pipe, `2>&1`), the command gets one pipe for both, so its lines
-//! arrive in the order it wrote them; the summary then reads the combined output.
+//! inherited; stdout and stderr go through pipes to a [`Tee`] that passes them on unchanged
+//! and keeps a tail of each for the summary.
 //!
 //! While it runs, crontap-run forwards signals to the group ([`signals::FORWARDED`]),
 //! enforces `--timeout`, and reaps every child that ends: as PID 1 of a container every
@@ -14,7 +12,7 @@
 //! the group once its leader has been reaped, so a reused process id is never signalled.
 
 use std::ffi::OsString;
-use std::io::{self, PipeReader, PipeWriter};
+use std::io::{self, PipeWriter};
 use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -30,7 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::outcome::Outcome;
 use crate::signals::{self, Inherited};
-use crate::tee::Tee;
+use crate::tee::{Stream, Tee};
 use crate::terminal::{self, Foreground};
 
 /// How long to keep reading output after the command exited: a background process it left
@@ -277,41 +275,33 @@ fn stop_with_the_command(child: Pid, fg: Foreground) {
     send(child, Signal::SIGCONT);
 }
 
-/// The pipes the child writes to and the copies that read them.
+/// The pipes the child writes to and the copy that reads them.
 struct Output {
     stdout_w: PipeWriter,
     stderr_w: PipeWriter,
     copies: Copies,
 }
 
-struct Copies {
-    /// Copies to crontap-run's stdout; everything, when the two are one file.
-    stdout: Tee,
-    /// Copies to crontap-run's stderr; `None` when the child shares one pipe for both.
-    stderr: Option<Tee>,
-}
+struct Copies(Tee);
 
 impl Output {
     fn start() -> io::Result<Output> {
         let (stdout_r, stdout_w) = io::pipe()?;
-        let stdout = Tee::start("stdout-tee", stdout_r, io::stdout())?;
-        if same_file(io::stdout().as_fd(), io::stderr().as_fd()) {
-            let stderr_w = stdout_w.try_clone()?;
-            return Ok(Output {
-                stdout_w,
-                stderr_w,
-                copies: Copies {
-                    stdout,
-                    stderr: None,
-                },
-            });
-        }
-        let (stderr_r, stderr_w): (PipeReader, PipeWriter) = io::pipe()?;
-        let stderr = Some(Tee::start("stderr-tee", stderr_r, io::stderr())?);
+        let (stderr_r, stderr_w) = io::pipe()?;
+        let tee = Tee::start(vec![
+            Stream {
+                source: stdout_r.into(),
+                sink: io::stdout().as_fd().try_clone_to_owned()?,
+            },
+            Stream {
+                source: stderr_r.into(),
+                sink: io::stderr().as_fd().try_clone_to_owned()?,
+            },
+        ])?;
         Ok(Output {
             stdout_w,
             stderr_w,
-            copies: Copies { stdout, stderr },
+            copies: Copies(tee),
         })
     }
 }
@@ -330,11 +320,9 @@ impl Copies {
             elapsed_ms = elapsed.as_millis() as u64,
             "command finished"
         );
-        let stdout_tail = self.stdout.finish(exited, OUTPUT_GRACE);
-        let stderr_tail = self
-            .stderr
-            .map(|tee| tee.finish(exited, OUTPUT_GRACE))
-            .unwrap_or_default();
+        let mut tails = self.0.finish(OUTPUT_GRACE).into_iter();
+        let stdout_tail = tails.next().unwrap_or_default();
+        let stderr_tail = tails.next().unwrap_or_default();
         Finished {
             outcome,
             elapsed,
@@ -342,14 +330,5 @@ impl Copies {
             stderr_tail,
             stop_signal,
         }
-    }
-}
-
-/// Whether two descriptors refer to the same file (same device and inode).
-fn same_file(a: std::os::fd::BorrowedFd<'_>, b: std::os::fd::BorrowedFd<'_>) -> bool {
-    use nix::sys::stat::fstat;
-    match (fstat(a), fstat(b)) {
-        (Ok(a), Ok(b)) => a.st_dev == b.st_dev && a.st_ino == b.st_ino,
-        _ => false,
     }
 }

@@ -1,81 +1,127 @@
-//! Passes the command's output through to crontap-run's own stdout or stderr, byte for byte,
-//! while keeping a bounded tail of it for the failure summary.
+//! Passes the command's stdout and stderr through to crontap-run's own, byte for byte, while
+//! keeping a bounded tail of each for the failure summary.
 //!
-//! Each pipe is copied by its own thread with plain blocking reads and writes, so output
-//! reaches its destination as soon as the command writes it. Bytes go into the tail before
-//! they are written on, so a slow reader never hides the last line from the summary.
+//! One thread copies both pipes: it waits with `poll` and handles whichever is readable, so
+//! output reaches its destination as soon as the command writes it, and when stdout and
+//! stderr end up in one place (a terminal, cron's mail) their lines keep the order in which
+//! they became readable. Bytes go into the tail before they are written on, so a slow reader
+//! never hides the last line from the summary. A destination that is non-blocking is waited
+//! on, not given up on.
 //!
-//! If the destination goes away (its reader closed), copying stops but draining goes on:
-//! the command is never blocked or killed for it, and its exit status is kept.
+//! If a destination goes away (its reader closed), copying to it stops but draining goes
+//! on: the command is never blocked or killed for it, and its exit status is kept.
 //!
-//! After the command exits, [`Tee::finish`] waits for everything it wrote to be passed on,
-//! however slow the reader, but gives up on a pipe that stays open and empty for a grace
-//! period: a background process the command left behind may hold it open for ever.
+//! After the command exits, [`Tee::finish`] waits for everything the command wrote to be
+//! passed on, however slow the reader. It stops early only when what is left is clearly not
+//! the command's: after a grace period spent waiting for input (a background process the
+//! command left behind holds a pipe open), or after more bytes than the pipes could have
+//! held when the command ended (a background process is still writing).
 
-use std::io::{self, Read, Write};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;
-const CHUNK: usize = 16 * 1024;
-const STACK: usize = 64 * 1024;
+const CHUNK: usize = 64 * 1024;
+const STACK: usize = 128 * 1024;
+/// How often `finish` looks again while a slow reader is being written to.
+const RECHECK: Duration = Duration::from_millis(100);
 
-/// A running copy of one pipe.
+/// One pipe to copy: the command's end to read, crontap-run's stream to write.
+pub struct Stream {
+    pub source: OwnedFd,
+    pub sink: OwnedFd,
+}
+
+/// A running copy of the command's output streams.
 pub struct Tee {
     shared: Arc<Mutex<Shared>>,
     done: mpsc::Receiver<()>,
+    /// Bytes the pipes could hold when the command ended, plus one chunk in hand each.
+    in_flight: u64,
 }
 
 #[derive(Default)]
 struct Shared {
-    tail: Tail,
-    /// Set while the copy waits in `read` for more input: since when.
-    reading_since: Option<Instant>,
+    tails: Vec<Tail>,
+    bytes_read: u64,
+    /// Time spent waiting for input, finished waits only.
+    waited: Duration,
+    /// Set while the copy waits for input: since when.
+    waiting_since: Option<Instant>,
+}
+
+impl Shared {
+    fn waited_until(&self, now: Instant) -> Duration {
+        self.waited
+            + self
+                .waiting_since
+                .map_or(Duration::ZERO, |since| now.saturating_duration_since(since))
+    }
 }
 
 impl Tee {
-    /// Starts copying `source` to `sink` on a new thread.
-    pub fn start<R, W>(name: &str, source: R, sink: W) -> io::Result<Tee>
-    where
-        R: Read + Send + 'static,
-        W: Write + Send + 'static,
-    {
-        let shared = Arc::new(Mutex::new(Shared::default()));
+    /// Starts copying `streams` on a new thread.
+    pub fn start(streams: Vec<Stream>) -> io::Result<Tee> {
+        let in_flight = streams
+            .iter()
+            .map(|s| pipe_capacity(&s.source) + CHUNK as u64)
+            .sum();
+        let shared = Arc::new(Mutex::new(Shared {
+            tails: streams.iter().map(|_| Tail::default()).collect(),
+            ..Shared::default()
+        }));
         let (tx, done) = mpsc::channel();
         let copy_shared = Arc::clone(&shared);
         thread::Builder::new()
-            .name(name.to_owned())
+            .name("output".to_owned())
             .stack_size(STACK)
             .spawn(move || {
-                copy(source, sink, &copy_shared);
+                copy(streams, &copy_shared);
                 let _ = tx.send(());
             })?;
-        Ok(Tee { shared, done })
+        Ok(Tee {
+            shared,
+            done,
+            in_flight,
+        })
     }
 
-    /// Waits until the pipe has been copied to its end and returns the tail. The wait stops
-    /// early only when the pipe has been open with nothing in it for `grace`, counted from
-    /// `exited` (when the command ended) at the earliest: what is left then belongs to a
-    /// process the command left behind, and its thread is left to it.
-    pub fn finish(self, exited: Instant, grace: Duration) -> Vec<u8> {
+    /// Waits until the output has been passed on, or until what is left is clearly not the
+    /// command's (see the module notes), and returns the tail of each stream. Call it once
+    /// the command has ended; a copy still running then is left to its thread.
+    pub fn finish(self, grace: Duration) -> Vec<Vec<u8>> {
+        let start = Instant::now();
+        let (read_at_exit, waited_at_exit) = {
+            let shared = lock(&self.shared);
+            (shared.bytes_read, shared.waited_until(start))
+        };
         loop {
-            let reading_since = lock(&self.shared).reading_since;
-            let give_up_at = reading_since.map(|since| since.max(exited) + grace);
-            let now = Instant::now();
-            if give_up_at.is_some_and(|at| at <= now) {
-                break;
-            }
-            // While a write is in progress the copy is making progress; look again later.
-            let wait = give_up_at.map_or(grace, |at| at - now);
+            let wait = {
+                let shared = lock(&self.shared);
+                let waited = shared.waited_until(Instant::now()) - waited_at_exit;
+                if waited >= grace || shared.bytes_read - read_at_exit > self.in_flight {
+                    break;
+                }
+                match shared.waiting_since {
+                    Some(_) => grace - waited,
+                    None => RECHECK,
+                }
+            };
             match self.done.recv_timeout(wait) {
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => {}
             }
         }
-        lock(&self.shared).tail.bytes().to_vec()
+        let shared = lock(&self.shared);
+        shared.tails.iter().map(|t| t.bytes().to_vec()).collect()
     }
 }
 
@@ -83,34 +129,82 @@ fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
     shared.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn copy(mut source: impl Read, mut sink: impl Write, shared: &Mutex<Shared>) {
+/// What a pipe holds at most (64 KiB unless someone enlarged it).
+fn pipe_capacity(fd: &OwnedFd) -> u64 {
+    nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_GETPIPE_SZ).map_or(64 * 1024, |n| n as u64)
+}
+
+fn copy(streams: Vec<Stream>, shared: &Mutex<Shared>) {
+    let mut open: Vec<bool> = vec![true; streams.len()];
+    let mut sink_ok: Vec<bool> = vec![true; streams.len()];
     let mut buf = vec![0u8; CHUNK];
-    let mut sink_open = true;
-    loop {
-        lock(shared).reading_since = Some(Instant::now());
-        let read = source.read(&mut buf);
-        let n = {
-            let mut shared = lock(shared);
-            shared.reading_since = None;
-            match read {
-                Ok(0) => return,
-                Ok(n) => {
-                    shared.tail.push(&buf[..n]);
-                    n
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+    while open.contains(&true) {
+        let ready: Vec<usize> = {
+            let mut fds: Vec<PollFd<'_>> = Vec::new();
+            let mut which = Vec::new();
+            for (i, stream) in streams.iter().enumerate().filter(|(i, _)| open[*i]) {
+                fds.push(PollFd::new(stream.source.as_fd(), PollFlags::POLLIN));
+                which.push(i);
+            }
+            lock(shared).waiting_since = Some(Instant::now());
+            let polled = poll(&mut fds, PollTimeout::NONE);
+            let mut state = lock(shared);
+            if let Some(since) = state.waiting_since.take() {
+                state.waited += since.elapsed();
+            }
+            match polled {
+                Ok(_) => which
+                    .into_iter()
+                    .zip(&fds)
+                    .filter(|(_, fd)| fd.any().unwrap_or(true))
+                    .map(|(i, _)| i)
+                    .collect(),
+                Err(Errno::EINTR) => continue,
                 Err(_) => return,
             }
         };
-        if sink_open
-            && sink
-                .write_all(&buf[..n])
-                .and_then(|()| sink.flush())
-                .is_err()
-        {
-            sink_open = false;
+        for i in ready {
+            let n = match nix::unistd::read(&streams[i].source, &mut buf) {
+                Ok(0) => {
+                    open[i] = false;
+                    continue;
+                }
+                Ok(n) => n,
+                Err(Errno::EINTR | Errno::EAGAIN) => continue,
+                Err(_) => {
+                    open[i] = false;
+                    continue;
+                }
+            };
+            {
+                let mut state = lock(shared);
+                state.bytes_read += n as u64;
+                state.tails[i].push(&buf[..n]);
+            }
+            if sink_ok[i] && write_all(&streams[i].sink, &buf[..n]).is_err() {
+                sink_ok[i] = false;
+            }
         }
     }
+}
+
+/// Writes everything, waiting on a non-blocking destination instead of failing.
+fn write_all(fd: &OwnedFd, mut data: &[u8]) -> nix::Result<()> {
+    while !data.is_empty() {
+        match nix::unistd::write(fd, data) {
+            Ok(n) => data = &data[n..],
+            Err(Errno::EINTR) => {}
+            Err(Errno::EAGAIN) => {
+                let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLOUT)];
+                match poll(&mut fds, PollTimeout::NONE) {
+                    Ok(_) | Err(Errno::EINTR) => {}
+                    Err(err) => return Err(err),
+                }
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
 }
 
 /// The last [`TAIL_BYTES`] (up to twice that between compactions) of a stream.
@@ -121,6 +215,8 @@ struct Tail {
 
 impl Tail {
     fn push(&mut self, chunk: &[u8]) {
+        // Only the end of a large chunk can matter.
+        let chunk = &chunk[chunk.len().saturating_sub(TAIL_BYTES)..];
         self.buf.extend_from_slice(chunk);
         if self.buf.len() > 2 * TAIL_BYTES {
             let excess = self.buf.len() - TAIL_BYTES;
@@ -137,11 +233,20 @@ impl Tail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read, Write};
 
     const GRACE: Duration = Duration::from_millis(200);
 
-    fn data() -> Vec<u8> {
-        (0..=255u8).cycle().take(100_000).collect()
+    fn null() -> OwnedFd {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .unwrap()
+            .into()
+    }
+
+    fn data(len: usize) -> Vec<u8> {
+        (0..=255u8).cycle().take(len).collect()
     }
 
     #[test]
@@ -151,80 +256,104 @@ mod tests {
             tail.push(format!("line {i}\n").as_bytes());
             assert!(tail.buf.len() <= 2 * TAIL_BYTES + 16);
         }
-        assert_eq!(tail.bytes().len(), TAIL_BYTES);
-        assert!(tail.bytes().ends_with(b"line 9999\n"));
+        tail.push(&data(100_000));
+        assert_eq!(tail.bytes(), &data(100_000)[100_000 - TAIL_BYTES..]);
     }
 
-    /// A sink that records what it was given, through a shared buffer.
-    #[derive(Clone, Default)]
-    struct Recorder(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Recorder {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
+    /// A stream fed with `input` by a writer thread, copied into a pipe read by another
+    /// thread (after `read_delay`, to play a slow reader). Returns the tee and what the
+    /// reader will have received.
+    fn run(
+        input: Vec<u8>,
+        read_delay: Duration,
+        sink_closed: bool,
+    ) -> (Tee, thread::JoinHandle<Vec<u8>>) {
+        let (source, mut feed) = io::pipe().unwrap();
+        let (mut out, sink) = io::pipe().unwrap();
+        let tee = Tee::start(vec![Stream {
+            source: source.into(),
+            sink: sink.into(),
+        }])
+        .unwrap();
+        thread::spawn(move || feed.write_all(&input).unwrap());
+        let reader = thread::spawn(move || {
+            let mut got = Vec::new();
+            if !sink_closed {
+                thread::sleep(read_delay);
+                out.read_to_end(&mut got).unwrap();
+            }
+            got
+        });
+        (tee, reader)
     }
 
     #[test]
-    fn copies_exactly() {
-        let sink = Recorder::default();
-        let tee = Tee::start("test", io::Cursor::new(data()), sink.clone()).unwrap();
-        let tail = tee.finish(Instant::now(), GRACE);
-        assert!(*sink.0.lock().unwrap() == data());
-        assert_eq!(tail, data()[data().len() - TAIL_BYTES..]);
+    fn copies_exactly_and_keeps_the_tail() {
+        let (tee, reader) = run(data(300_000), Duration::ZERO, false);
+        let tails = tee.finish(GRACE);
+        assert!(reader.join().unwrap() == data(300_000));
+        assert_eq!(tails[0], data(300_000)[300_000 - TAIL_BYTES..]);
     }
 
     #[test]
-    fn keeps_draining_when_the_sink_fails() {
-        struct Broken;
-        impl Write for Broken {
-            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-                Err(io::ErrorKind::BrokenPipe.into())
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
-        let tee = Tee::start("test", io::Cursor::new(data()), Broken).unwrap();
+    fn waits_for_a_slow_reader_beyond_the_grace() {
+        // More than the two pipes hold: the copy is stuck writing until the reader starts.
+        let (tee, reader) = run(data(400_000), GRACE * 3, false);
+        tee.finish(GRACE);
+        assert_eq!(reader.join().unwrap().len(), 400_000);
+    }
+
+    #[test]
+    fn keeps_draining_when_the_destination_is_gone() {
+        let (source, mut feed) = io::pipe().unwrap();
+        let (out, sink) = io::pipe().unwrap();
+        drop(out);
+        let tee = Tee::start(vec![Stream {
+            source: source.into(),
+            sink: sink.into(),
+        }])
+        .unwrap();
+        // Far more than a pipe holds: this only finishes if the copy keeps reading.
+        feed.write_all(&data(1_000_000)).unwrap();
+        drop(feed);
         assert_eq!(
-            tee.finish(Instant::now(), GRACE),
-            data()[data().len() - TAIL_BYTES..]
+            tee.finish(GRACE)[0],
+            data(1_000_000)[1_000_000 - TAIL_BYTES..]
         );
     }
 
     #[test]
-    fn waits_for_a_slow_sink_beyond_the_grace() {
-        struct Slow(Recorder);
-        impl Write for Slow {
-            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-                thread::sleep(Duration::from_millis(60));
-                self.0.write(b)
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
-        let sink = Recorder::default();
-        // 100 000 bytes in 16 KiB chunks: 7 writes, about 420 ms, twice the grace.
-        let tee = Tee::start("test", io::Cursor::new(data()), Slow(sink.clone())).unwrap();
-        tee.finish(Instant::now(), GRACE);
-        assert_eq!(sink.0.lock().unwrap().len(), data().len());
+    fn gives_up_on_a_pipe_held_open_and_quiet() {
+        let (source, mut feed) = io::pipe().unwrap();
+        let tee = Tee::start(vec![Stream {
+            source: source.into(),
+            sink: null(),
+        }])
+        .unwrap();
+        feed.write_all(b"started\n").unwrap();
+        let started = Instant::now();
+        let tails = tee.finish(GRACE);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(tails[0], b"started\n");
+        drop(feed);
     }
 
     #[test]
-    fn gives_up_on_a_pipe_held_open_after_the_grace() {
-        let (reader, mut writer) = io::pipe().unwrap();
-        let tee = Tee::start("test", reader, io::sink()).unwrap();
-        writer.write_all(b"started\n").unwrap();
-        // `writer` stays open, as a background grandchild would keep it.
+    fn gives_up_on_a_pipe_held_open_and_chatty() {
+        let (source, mut feed) = io::pipe().unwrap();
+        let tee = Tee::start(vec![Stream {
+            source: source.into(),
+            sink: null(),
+        }])
+        .unwrap();
+        // A background process that writes a little now and then, for ever.
+        thread::spawn(move || {
+            while feed.write_all(b"tick\n").is_ok() {
+                thread::sleep(GRACE / 4);
+            }
+        });
         let started = Instant::now();
-        let tail = tee.finish(Instant::now(), GRACE);
+        tee.finish(GRACE);
         assert!(started.elapsed() < Duration::from_secs(5));
-        assert_eq!(tail, b"started\n");
-        drop(writer);
     }
 }

@@ -122,7 +122,14 @@ fn url_user_name_and_decoded_token_are_redacted() {
         ])
         .run_raw();
     assert_eq!(out.code, 1);
-    let msg = receiver.only().msg().unwrap();
+    let request = receiver.only();
+    let fail = format!("/ping/{SECRET}%2Fxy/fail?msg=");
+    assert!(
+        request.target.starts_with(&fail),
+        "escapes in the path are kept: {}",
+        request.target
+    );
+    let msg = request.msg().unwrap();
     assert!(msg.ends_with(": seen [REDACTED] and [REDACTED]"), "{msg}");
 }
 
@@ -131,7 +138,7 @@ fn a_mounted_secret_with_a_trailing_newline_is_redacted() {
     let receiver = Receiver::start();
     Crontap::with_url(&receiver.url())
         .env("API_TOKEN", "tok-from-a-file\n")
-        .sh("echo \"using $API_TOKEN\" >&2; exit 1");
+        .sh("echo \"using $(printf %s \"$API_TOKEN\") now\" >&2; exit 1");
     let msg = receiver.only().msg().unwrap();
-    assert!(msg.ends_with(": using [REDACTED]"), "{msg}");
+    assert!(msg.ends_with(": using [REDACTED] now"), "{msg}");
 }

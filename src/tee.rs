@@ -29,7 +29,10 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;
-const CHUNK: usize = 64 * 1024;
+const CHUNK: usize = 256 * 1024;
+/// Size asked for the command's pipes: fewer, larger reads and writes for bulk output.
+/// Linux lets any user go up to /proc/sys/fs/pipe-max-size (1 MiB by default).
+const PIPE_SIZE: i32 = 1024 * 1024;
 const STACK: usize = 128 * 1024;
 /// How often `finish` looks again while a slow reader is being written to.
 const RECHECK: Duration = Duration::from_millis(100);
@@ -70,6 +73,13 @@ impl Shared {
 impl Tee {
     /// Starts copying `streams` on a new thread.
     pub fn start(streams: Vec<Stream>) -> io::Result<Tee> {
+        for stream in &streams {
+            // Best effort: a smaller pipe only costs some speed.
+            let _ = nix::fcntl::fcntl(
+                &stream.source,
+                nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_SIZE),
+            );
+        }
         let in_flight = streams
             .iter()
             .map(|s| pipe_capacity(&s.source) + CHUNK as u64)

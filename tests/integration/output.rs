@@ -126,3 +126,21 @@ fn a_background_process_holding_the_pipe_does_not_hold_crontap_run() {
     );
     assert_eq!(receiver.received().len(), 1);
 }
+
+#[test]
+fn a_closed_stdout_keeps_the_exit_status() {
+    let receiver = Receiver::start();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let (mut err_r, err_w) = std::io::pipe().unwrap();
+    // Far more than a pipe holds after the reader is gone; --timeout ends a hang as 124.
+    let script = "head -c 1000000 /dev/zero; echo 'done anyway' >&2; exit 3";
+    let mut child = Crontap::with_url(&receiver.url())
+        .args(["--timeout", "20s", "--", "sh", "-c", script])
+        .spawn(writer, err_w);
+    let mut stderr = String::new();
+    err_r.read_to_string(&mut stderr).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(3));
+    assert_eq!(stderr, "done anyway\n");
+    assert!(receiver.only().msg().unwrap().starts_with("exit 3 after "));
+}

@@ -291,3 +291,68 @@ fn the_job_inherits_only_the_descriptors_crontap_run_inherited() {
     assert!(direct.lines().any(|fd| fd == "7"), "{direct}");
     assert_eq!(through, direct);
 }
+
+/// crontap-run run by hand in a terminal: the job's group gets the foreground, so a job
+/// reading the terminal works and Ctrl-C reaches it exactly once while crontap-run lives on.
+#[test]
+fn in_a_terminal_the_job_reads_it_and_gets_ctrl_c_once() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::fd::AsRawFd;
+
+    let pty = nix::pty::openpty(None, None).unwrap();
+    let slave = pty.slave.as_raw_fd();
+    let script = "echo ready; read line; echo \"got:$line\"; n=0; trap 'n=$((n+1))' INT; echo armed; \
+                  while [ $n -eq 0 ]; do sleep 0.05; done; sleep 0.5; echo \"ints:$n\"";
+    let mut crontap = Crontap::new();
+    crontap.args(["-q", "--timeout", "20s", "--", "sh", "-c", script]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        crontap.command().pre_exec(move || {
+            // A new session with the pty as its controlling terminal, as a login shell has.
+            nix::unistd::setsid()?;
+            for fd in 0..=2 {
+                if libc::dup2(slave, fd) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if libc::ioctl(0, libc::TIOCSCTTY, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = crontap.spawn(std::process::Stdio::null(), std::process::Stdio::null());
+    drop(pty.slave);
+    // If the hand-over broke, the job and crontap-run would stop on the terminal and the
+    // reads below would never end: end the session after a generous limit instead.
+    let (_cancel, cancelled) = std::sync::mpsc::channel::<()>();
+    let session = nix::unistd::Pid::from_raw(child.id() as i32);
+    std::thread::spawn(move || {
+        let limit = cancelled.recv_timeout(Duration::from_secs(30));
+        if limit == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+            let _ = nix::sys::signal::killpg(session, Signal::SIGKILL);
+        }
+    });
+    let mut master = std::fs::File::from(pty.master);
+    let mut lines = BufReader::new(master.try_clone().unwrap());
+    let mut wait_for = |marker: &str| {
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            let n = lines.read_line(&mut line).unwrap_or(0);
+            assert!(n > 0, "terminal closed before {marker:?}; saw {seen:?}");
+            seen.push_str(&line);
+            // The terminal echoes input (`^C`) and ends lines with CR LF.
+            if line.trim_end().ends_with(marker) {
+                return;
+            }
+        }
+    };
+    wait_for("ready");
+    master.write_all(b"hello\n").unwrap();
+    wait_for("got:hello");
+    wait_for("armed");
+    master.write_all(&[0x03]).unwrap(); // Ctrl-C
+    wait_for("ints:1");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

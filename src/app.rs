@@ -8,8 +8,6 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use std::time::Duration;
-
 use anyhow::{Context, Result};
 
 use crate::cli::Cli;
@@ -17,12 +15,9 @@ use crate::config::{self, Config};
 use crate::heartbeat::{Heartbeat, HeartbeatUrl};
 use crate::ping;
 use crate::scrub::Scrubber;
+use crate::signals;
 use crate::summary;
 use crate::supervise::{self, ChildSpec, Finished};
-
-/// Time allowed for the report after crontap-run was told to stop: short enough for the
-/// 30 s grace of Kubernetes and the default 90 s of systemd, even after `--kill-after`.
-const SHUTDOWN_BUDGET: Duration = Duration::from_secs(5);
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
@@ -71,7 +66,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
                 signal = signal.as_str(),
                 "stop requested; using the shutdown ping budget"
             );
-            ping.within(SHUTDOWN_BUDGET)
+            ping.within(signals::SHUTDOWN_BUDGET)
         }
         None => ping,
     };

@@ -12,6 +12,7 @@ use anyhow::Context;
 use reqwest::{Client, StatusCode, Url, header, redirect};
 
 use crate::outcome::HumanDuration;
+use crate::signals;
 use crate::tls;
 
 const BASE_DELAY: Duration = Duration::from_secs(1);
@@ -41,10 +42,18 @@ impl Policy {
 
 /// A delivery that did not succeed, with a reason fit for one line on stderr.
 #[derive(Debug, thiserror::Error)]
-#[error("{reason} (after {attempts} attempt{})", if *attempts == 1 { "" } else { "s" })]
+#[error("{reason}{}", attempts_note(*attempts))]
 pub struct PingError {
     pub reason: String,
     pub attempts: u32,
+}
+
+fn attempts_note(attempts: u32) -> String {
+    match attempts {
+        0 => String::new(),
+        1 => " (after 1 attempt)".to_owned(),
+        n => format!(" (after {n} attempts)"),
+    }
 }
 
 /// How one attempt went wrong; the caller branches on whether to try again.
@@ -68,7 +77,22 @@ pub fn send(url: Url, policy: Policy) -> Result<u32, PingError> {
             reason: format!("cannot start the network runtime: {e}"),
             attempts: 0,
         })?;
-    let result = runtime.block_on(deliver(url, policy));
+    let result = runtime.block_on(async {
+        let delivery = deliver(url, policy);
+        tokio::pin!(delivery);
+        tokio::select! {
+            result = &mut delivery => result,
+            // Told to stop while reporting: finish within the shutdown budget.
+            signal = signals::stop_requested() => {
+                tracing::debug!(signal = signal.as_str(), "stop requested while reporting");
+                let limit = signals::SHUTDOWN_BUDGET;
+                tokio::time::timeout(limit, delivery).await.unwrap_or_else(|_| {
+                    let reason = format!("{} arrived and the shutdown budget ran out", signal.as_str());
+                    Err(PingError { reason, attempts: 0 })
+                })
+            }
+        }
+    });
     // A DNS lookup stuck past its deadline runs on a blocking thread that cannot be
     // cancelled; do not wait for it.
     runtime.shutdown_background();

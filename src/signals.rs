@@ -9,6 +9,7 @@
 //! ignores SIGHUP; a shell ignores SIGINT for background jobs).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use nix::sys::signal::Signal;
 
@@ -39,6 +40,35 @@ pub fn is_termination(signal: Signal) -> bool {
         signal,
         Signal::SIGTERM | Signal::SIGINT | Signal::SIGHUP | Signal::SIGQUIT
     )
+}
+
+/// Time allowed for the report after crontap-run was told to stop: short enough for the
+/// 30 s grace of Kubernetes and the default 90 s of systemd, even after `--kill-after`.
+pub const SHUTDOWN_BUDGET: Duration = Duration::from_secs(5);
+
+/// Resolves when crontap-run receives a stop signal (one of the terminating forwarded
+/// signals that was not ignored when it started); never, if none can be watched.
+pub async fn stop_requested() -> Signal {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    for &(sig, _) in FORWARDED
+        .iter()
+        .filter(|(s, _)| is_termination(*s) && !inherited_ignored(*s))
+    {
+        if let Ok(mut stream) = signal(SignalKind::from_raw(sig as i32)) {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                if stream.recv().await.is_some() {
+                    let _ = tx.send(sig);
+                }
+            });
+        }
+    }
+    drop(tx);
+    match rx.recv().await {
+        Some(sig) => sig,
+        None => std::future::pending().await,
+    }
 }
 
 /// Signals ignored when crontap-run started (bit n for signal n).

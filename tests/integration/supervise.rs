@@ -356,3 +356,29 @@ fn in_a_terminal_the_job_reads_it_and_gets_ctrl_c_once() {
     wait_for("ints:1");
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn a_stop_request_while_reporting_cuts_the_ping_short() {
+    let receiver = Receiver::scripted(&[Reply::Hang; 10]);
+    let mut run = Crontap::with_url(&receiver.url())
+        .args(["--", "true"])
+        .start();
+    // The job is done and the ping is under way once the receiver holds a request.
+    assert!(eventually(Duration::from_secs(10), || !receiver
+        .received()
+        .is_empty()));
+    run.signal(Signal::SIGTERM);
+    let out = run.finish();
+    assert_eq!(out.code, 0, "the job's status is kept");
+    assert!(
+        out.elapsed < Duration::from_secs(20),
+        "took {:?}",
+        out.elapsed
+    );
+    assert!(
+        out.stderr
+            .contains("SIGTERM arrived and the shutdown budget ran out"),
+        "{}",
+        out.stderr
+    );
+}

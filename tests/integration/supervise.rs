@@ -360,7 +360,7 @@ fn in_a_terminal_the_job_reads_it_and_gets_ctrl_c_once() {
 #[test]
 fn a_stop_request_while_reporting_cuts_the_ping_short() {
     let receiver = Receiver::scripted(&[Reply::Hang; 10]);
-    let mut run = Crontap::with_url(&receiver.url())
+    let run = Crontap::with_url(&receiver.url())
         .args(["--", "true"])
         .start();
     // The job is done and the ping is under way once the receiver holds a request.

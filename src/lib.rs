@@ -9,15 +9,19 @@ pub mod config;
 pub mod heartbeat;
 pub mod log;
 pub mod outcome;
+pub mod personal;
 pub mod ping;
 pub mod sanitize;
 pub mod scrub;
 pub mod signals;
+pub mod structure;
 pub mod summary;
 pub mod supervise;
 pub mod tee;
 pub mod terminal;
 pub mod tls;
+pub mod tokens;
+pub mod traces;
 
 // Process groups, signals, terminals and PID 1 duties are Unix concepts; so is cron.
 #[cfg(not(unix))]

@@ -3,8 +3,19 @@
 //!
 //! Tabs and line breaks become a single space so that what was several lines reads as one.
 
-/// Returns `text` with escape sequences and control characters removed.
+/// Returns `text` on one line, with escape sequences and control characters removed.
 pub fn one_line(text: &str) -> String {
+    clean(text, false)
+}
+
+/// Returns `text` with escape sequences and control characters removed but its line breaks
+/// (`\n` and `\r`) and tabs kept (stack frames are told apart by their indentation), so that secrets coloured by escapes are seen whole by the scrubber
+/// and lines can still be told apart.
+pub fn keep_lines(text: &str) -> String {
+    clean(text, true)
+}
+
+fn clean(text: &str, keep_lines: bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -12,6 +23,7 @@ pub fn one_line(text: &str) -> String {
             '\u{1b}' => skip_escape(&mut chars),
             // CSI introduced by the single C1 character instead of ESC [.
             '\u{9b}' => skip_csi(&mut chars),
+            '\n' | '\r' | '\t' if keep_lines => out.push(c),
             '\t' | '\n' | '\r' => {
                 if !out.ends_with(' ') {
                     out.push(' ');
@@ -73,5 +85,6 @@ mod tests {
         assert_eq!(one_line("safe\u{202e}txt.exe\u{2066}"), "safetxt.exe");
         assert_eq!(one_line("\u{9b}2Jclear"), "clear");
         assert_eq!(one_line("plain ü ✓"), "plain ü ✓");
+        assert_eq!(super::keep_lines("a\x1b[31mb\r\nc\td\u{7}"), "ab\r\nc\td");
     }
 }

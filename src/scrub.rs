@@ -1,16 +1,23 @@
-//! Removes secrets from text before it goes into a failure summary.
+//! Removes secrets and personal data from text before it goes into a failure summary.
 //!
-//! Three layers, applied in order: exact values known to be secret (the heartbeat URL and
-//! its token, values of the wrapper's own secret-looking environment variables), the
-//! `user:password@` part of any URL, and the value in `key=value` / `key: value` /
-//! `"key": "value"` forms whose key names a secret. Each replaced piece becomes
-//! [`REDACTED`]. Patterns are compiled on first use, which only the failure path reaches.
+//! Layers, applied in order; each replaced piece becomes [`REDACTED`]:
+//! 1. exact values known to be secret: the heartbeat URL and its parts, and values (6
+//!    characters or more) of crontap-run's own environment variables whose names look
+//!    secret (`TOKEN`, `SECRET`, `PASSWORD`, `PASSWD`, `PWD`, `KEY`, `DSN`, `CREDENTIAL`,
+//!    `AUTH`, `COOKIE`, `SESSION`);
+//! 2. credentials by their shape ([`tokens`]): provider tokens, JWTs, private keys, long
+//!    high-entropy strings;
+//! 3. credentials by where they stand ([`structure`]): URL user info, headers, `curl -u`,
+//!    query parameters, `name=value` forms;
+//! 4. personal data ([`personal`]): e-mail addresses, card numbers, IBANs, phone numbers,
+//!    public IP addresses.
+//!
+//! Patterns are compiled on first use, which only the failure path reaches.
 
 use std::borrow::Cow;
 use std::ffi::OsString;
-use std::sync::LazyLock;
 
-use regex::Regex;
+use crate::{personal, structure, tokens};
 
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -18,20 +25,28 @@ pub const REDACTED: &str = "[REDACTED]";
 const MIN_EXACT_LEN: usize = 6;
 
 /// Parts of environment variable names that mark their values as secret.
-const SECRET_NAME_PARTS: &[&str] = &["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "DSN"];
+const SECRET_NAME_PARTS: &[&str] = &[
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PWD",
+    "KEY",
+    "DSN",
+    "CREDENTIAL",
+    "AUTH",
+    "COOKIE",
+    "SESSION",
+];
 
-/// `scheme://userinfo@` in any URL; the userinfo (user name and password) goes.
-static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/?#@\[\]]+)@").expect("valid pattern")
-});
-
-/// `password=…`, `db_token: …`, `"api_key": "…"`: the key stays, the value goes.
-static SECRET_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?i)((?:[a-z0-9_.\-]*)(?:passw(?:or)?d|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential|dsn)(?:[a-z0-9_.\-]*)["']?\s*[:=]\s*["']?)([^\s"',;&\[\]]+)"#,
-    )
-    .expect("valid pattern")
-});
+/// Well-known variables whose names match [`SECRET_NAME_PARTS`] but hold no secret (the
+/// working directory, desktop session facts, the SSH agent's socket).
+fn known_harmless(name: &str) -> bool {
+    matches!(
+        name,
+        "PWD" | "OLDPWD" | "SSH_AUTH_SOCK" | "XAUTHORITY" | "DESKTOP_SESSION" | "SESSION_MANAGER"
+    ) || name.starts_with("XDG_")
+}
 
 pub struct Scrubber {
     /// Exact secret values, longest first so that a value containing another is replaced
@@ -48,7 +63,8 @@ impl Scrubber {
     ) -> Scrubber {
         let from_env = env.into_iter().filter_map(|(name, value)| {
             let name = name.to_string_lossy().to_ascii_uppercase();
-            let secret = SECRET_NAME_PARTS.iter().any(|part| name.contains(part));
+            let secret =
+                SECRET_NAME_PARTS.iter().any(|part| name.contains(part)) && !known_harmless(&name);
             secret.then(|| value.into_string().ok()).flatten()
         });
         // A mounted secret often ends in a newline: match the value with and without the
@@ -71,14 +87,10 @@ impl Scrubber {
                 text = Cow::Owned(text.replace(value.as_str(), REDACTED));
             }
         }
-        let text = URL_USERINFO.replace_all(&text, format!("${{1}}{REDACTED}@"));
-        let text = SECRET_ASSIGNMENT.replace_all(&text, |caps: &regex::Captures<'_>| {
-            if &caps[2] == REDACTED.trim_matches(['[', ']']) {
-                caps[0].to_owned()
-            } else {
-                format!("{}{REDACTED}", &caps[1])
-            }
-        });
+        // Shapes first: a private-key block must be seen whole before anything else edits it.
+        let text = tokens::redact(&text);
+        let text = structure::redact(&text);
+        let text = personal::redact(&text);
         text.into_owned()
     }
 }
@@ -134,9 +146,10 @@ mod tests {
             s.scrub("https://ghp_abc@github.com/o/r"),
             "https://[REDACTED]@github.com/o/r"
         );
+        // Personal data goes too.
         assert_eq!(
             s.scrub("mail me at ops@example.com"),
-            "mail me at ops@example.com"
+            "mail me at [REDACTED]"
         );
     }
 

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use crate::outcome::Outcome;
 use crate::sanitize;
-use crate::scrub::Scrubber;
+use crate::scrub::{REDACTED, Scrubber};
+use crate::traces;
 
 const ELLIPSIS: &str = "…";
 
@@ -32,17 +33,21 @@ pub fn failure_message(
     truncate(message.trim(), max_bytes)
 }
 
-/// The last line with visible text, after scrubbing and sanitizing. A carriage return ends a
-/// line too, as on a terminal, so only the final state of a progress line counts.
+/// The last line with visible text, after removing escapes, scrubbing and collapsing stack
+/// traces. A carriage return ends a line too, as on a terminal, so only the final state of a
+/// progress line counts.
 fn last_line(output: &[u8], scrubber: &Scrubber) -> Option<String> {
-    let text = scrubber.scrub(&String::from_utf8_lossy(output));
+    let text = sanitize::keep_lines(&String::from_utf8_lossy(output));
+    let text = scrubber.scrub(&text);
+    let text = traces::collapse(&text);
     text.split(['\n', '\r'])
         .rev()
-        .map(|line| sanitize::one_line(line).trim().to_owned())
+        .map(|line| line.trim().to_owned())
         .find(|line| !line.is_empty())
 }
 
 /// Cuts `text` to at most `max_bytes` bytes on a UTF-8 boundary, ending with `…` when cut.
+/// A `[REDACTED]` marker is kept whole or left out, never cut in two.
 pub fn truncate(text: &str, max_bytes: usize) -> String {
     if text.len() <= max_bytes {
         return text.to_owned();
@@ -50,6 +55,13 @@ pub fn truncate(text: &str, max_bytes: usize) -> String {
     let mut cut = max_bytes.saturating_sub(ELLIPSIS.len());
     while !text.is_char_boundary(cut) {
         cut -= 1;
+    }
+    // A marker that starts before the cut and ends after it.
+    let split_marker = text[..cut]
+        .rfind('[')
+        .filter(|&start| text[start..].starts_with(REDACTED) && start + REDACTED.len() > cut);
+    if let Some(start) = split_marker {
+        cut = start;
     }
     format!("{}{ELLIPSIS}", text[..cut].trim_end())
 }
@@ -101,6 +113,10 @@ mod tests {
         assert!(msg.len() <= 64, "{}", msg.len());
         assert!(msg.ends_with(ELLIPSIS));
         assert_eq!(truncate("short", 32), "short");
+        assert_eq!(
+            truncate("exit 1 after 3s: --token [REDACTED]", 32),
+            "exit 1 after 3s: --token…"
+        );
         for max in 32..40 {
             assert!(truncate(&"ü✓a".repeat(30), max).len() <= max);
         }

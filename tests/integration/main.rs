@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod corpus;
 mod dry_run;
 mod environment;
 mod exit_status;
@@ -9,6 +10,7 @@ mod logging;
 mod options;
 mod output;
 mod ping;
+mod properties;
 mod report;
 mod supervise;
 mod tls;

@@ -1,0 +1,861 @@
+//! Redacts credentials recognisable by their shape alone, for text that has no `key=value`
+//! context (that case, headers and URL userinfo belong to [`crate::scrub`]).
+//!
+//! Three stages, each becoming [`REDACTED`]:
+//!
+//! 1. **PEM private keys**: `-----BEGIN … PRIVATE KEY-----` (PKCS#8, `RSA`, `EC`, `DSA`,
+//!    `OPENSSH`, `ENCRYPTED`, `PGP … KEY BLOCK`) with its armor headers, base64 body and
+//!    `-----END …-----` line, as one marker. Without an END line the block stops where the
+//!    base64 run does (a line shorter than the first body line is the last one). Bodies
+//!    split by spaces or by literal `\n` escapes (JSON) count too. An END line whose BEGIN was
+//!    cut off by the tail takes the base64 lines above it.
+//! 2. **Provider token shapes** (`FAMILIES`): GitHub `ghp_/gho_/ghu_/ghs_/ghr_` and
+//!    `github_pat_`; GitLab `glpat-` (also the dotted newer form) and its sibling prefixes
+//!    (`gldt- glrt- glptt- glcbt- gloas- …`, `GR1348941`); Slack `xox?-`, `xoxe.`, `xapp-`
+//!    tokens and webhook URLs (`hooks.slack.com/services/` stays); Stripe `sk_/rk_/pk_` live and
+//!    test keys, `whsec_`; AWS access key ids (`AKIA ASIA AGPA AIDA AROA ANPA ANVA AIPA ABIA
+//!    ACCA`), session tokens, and 40-char secret keys only right after an AWS secret-key name;
+//!    Google `AIza` keys, `ya29.` access and `1//0` refresh tokens, `GOCSPX-` client secrets;
+//!    OpenAI `sk-…` / `sk-proj-` / `sk-svcacct-` / `sk-admin-`; Anthropic `sk-ant-…`; npm;
+//!    PyPI; Docker Hub `dckr_pat_/dckr_oat_`; SendGrid; Twilio; Hugging Face `hf_`, `api_org_`;
+//!    Vault `hvs./hvb./hvr.`; DigitalOcean `dop_/doo_/dor_v1_`; Shopify; Linear; Mailgun
+//!    `key-`; Square `sq0atp-/sq0csp-`; Atlassian `ATATT3`; Azure `AccountKey=` /
+//!    `SharedAccessKey=` (the name stays); Heroku `HRKU-`; Doppler `dp.pt.` and siblings;
+//!    Postman `PMAK-`; Grafana `glsa_/glc_`; Sentry `sntrys_/sntryu_`; Discord bot tokens and
+//!    webhook URLs; Telegram bot tokens (a `bot` prefix stays); age `AGE-SECRET-KEY-1`; JWTs
+//!    (`eyJ…` header, three dot-separated base64url parts).
+//!    Decisions: Stripe publishable keys (`pk_`) are public by design but are redacted anyway:
+//!    they name the account and carry no diagnostic value. A Twilio account SID (`AC` + 32 hex)
+//!    is an identifier and stays, but a secret written after it (`AC…:secret`) goes; an API key
+//!    SID (`SK` + 32 hex) goes, with a `:secret` attached to it.
+//! 3. **High-entropy tokens**: a token is a run of `[A-Za-z0-9+/_.-]` plus trailing `=`
+//!    padding, bounded by anything else (whitespace, quotes, `=`, `:`, `,`, brackets,
+//!    non-ASCII); a trailing `.` is dropped. It goes when all of these hold: at least
+//!    [`MIN_TOKEN_LEN`] (32) bytes; upper case, lower case and digits all present (so pure hex
+//!    of any length — git SHAs, sha256/sha512 and image digests — UUIDs, timestamps and
+//!    lower-case ids stay); not hex-and-dashes only; at most one separator (`+/_.-`) per 8
+//!    bytes (paths, dotted class names, version strings stay); Shannon entropy at least
+//!    [`MIN_ENTROPY_BITS`] (4.0 bits/char); less than [`MAX_WORDY`] (70 %) of its
+//!    alphanumerics in word-like runs (`Word`, `word`, `WORD` of 3+ letters, 3+ digits), which
+//!    keeps CamelCase names such as `AccessDeniedExceptionWhileAssumingRole`; and not a base64
+//!    digest named as one (`sha512-…`, `sha256:…`, go.sum `h1:…`). A token starting with `/`,
+//!    `./`, `../` or `~/` with another `/` is a path: each segment is judged on its own.
+//!    Random tokens that stay (calibrated): base62 0.8 % at 32 chars, 0.4 % at 40, 0.01 % at
+//!    64; standard base64 up to 1.6 % (a leading `/` reads as a path).
+//!
+//! Not handled: lower- or upper-case-only random tokens (base36, base32) and hex secrets (a
+//! Twilio auth token, legacy Heroku UUID keys) look like ids and digests; legacy Vault `s.`
+//! tokens; PuTTY key files. Base64 of ordinary text goes like any token (`user:pass` in base64
+//! is a credential), as do opaque base64 request ids and certificate bodies.
+//!
+//! Replacements never create a new match, so [`redact`] is idempotent. Patterns compile on
+//! first use.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::scrub::REDACTED;
+
+/// Shortest token the high-entropy rule judges.
+pub const MIN_TOKEN_LEN: usize = 32;
+/// Least Shannon entropy (bits per character) of a redacted high-entropy token.
+pub const MIN_ENTROPY_BITS: f64 = 4.0;
+/// A token with at least this share of its alphanumerics in word-like runs is a name.
+pub const MAX_WORDY: f64 = 0.7;
+/// A base64 body line shorter than this right after BEGIN is not a body.
+const MIN_PEM_LINE: usize = 16;
+
+/// One alternative per token shape. Each has at most one capture group, at its very start:
+/// text kept in front of the marker (a variable name, a URL prefix). `\b` is ASCII.
+const FAMILIES: &[&str] = &[
+    // GitHub classic (36 base62) and fine-grained (82 of [A-Za-z0-9_]).
+    r"\bgh[pousr]_[A-Za-z0-9]{36,}",
+    r"\bgithub_pat_[A-Za-z0-9_]{82,}",
+    // GitLab: personal/deploy/runner/trigger/CI/OAuth/… tokens, newer `.01.crc` suffix.
+    r"\bgl(?:pat|dt|rtr|rt|ptt|cbt|imt|agent|soat|ffct|oas|ft)-[A-Za-z0-9_\-]{20,}(?:\.[A-Za-z0-9_\-]+)*",
+    r"\bGR1348941[A-Za-z0-9_\-]{20,}",
+    // Slack tokens and webhook URLs.
+    r"\bxox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}",
+    r"\bxapp-[0-9]-[A-Za-z0-9\-]{10,}",
+    r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/\-]{20,}",
+    // Stripe secret, restricted, publishable keys, webhook signing secrets.
+    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    r"\bwhsec_[A-Za-z0-9+/=]{24,}",
+    // AWS access key ids, session tokens, and secret keys after their name.
+    r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[A-Z0-9]{16}\b",
+    r"\b(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+]{100,}={0,2}",
+    r#"((?i:aws[_\-. ]?secret(?:[_\-. ]?access)?[_\-. ]?key|secret[_\-. ]?access[_\-. ]?key)["']?\s*(?:[:=]|=>)?\s*["']?)[A-Za-z0-9/+]{40,}"#,
+    // Google API keys, OAuth access and refresh tokens, OAuth client secrets.
+    r"\bAIza[A-Za-z0-9_\-]{35,}",
+    r"\bya29\.[A-Za-z0-9_\-.]{20,}",
+    r"\b1//0[A-Za-z0-9_\-]{40,}",
+    r"\bGOCSPX-[A-Za-z0-9_\-]{20,}",
+    // Anthropic, then OpenAI (project, service account, admin, legacy with its marker).
+    r"\bsk-ant-[a-z]+[0-9]{2}-[A-Za-z0-9_\-]{20,}",
+    r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}",
+    r"\bsk-[A-Za-z0-9_\-]*T3BlbkFJ[A-Za-z0-9_\-]*",
+    r"\bsk-[A-Za-z0-9]{32,}",
+    // Package registries: npm, PyPI (and TestPyPI), Docker Hub.
+    r"\bnpm_[A-Za-z0-9]{36,}",
+    r"\bpypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_\-]{40,}",
+    r"\bdckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}",
+    // SendGrid; Twilio API key SID (with a secret) and a secret after an account SID.
+    r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
+    r"\bSK[0-9a-fA-F]{32}\b(?::[A-Za-z0-9]{32}\b)?",
+    r"\b(AC[0-9a-f]{32}:)[A-Za-z0-9]{32}\b",
+    // Hugging Face, Vault, DigitalOcean, Shopify, Linear, Mailgun, Square, Atlassian.
+    r"\b(?:hf|api_org)_[A-Za-z0-9]{34,}",
+    r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}",
+    r"\bdo[opr]_v1_[a-f0-9]{64}",
+    r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}",
+    r"\bkey-[A-Za-z0-9]{32}\b",
+    r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}",
+    r"\bATATT3[A-Za-z0-9_\-=]{50,}",
+    // Azure storage / Service Bus connection strings: the name stays.
+    r"\b((?:AccountKey|SharedAccessKey)=)[A-Za-z0-9+/]{20,}={0,2}",
+    // Heroku, Doppler, Postman, Grafana, Sentry.
+    r"\bHRKU-[A-Za-z0-9_\-]{20,}",
+    r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9_\-.]{20,}",
+    r"\bPMAK-[A-Za-z0-9]{20,}-[A-Za-z0-9]{20,}",
+    r"\bgl(?:sa|c)_[A-Za-z0-9_+/]{32,}={0,2}",
+    r"\bsntry[su]_[A-Za-z0-9_+/=\-]{40,}",
+    // Discord bot tokens and webhook URLs; Telegram bot tokens.
+    r"\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}",
+    r"(discord(?:app)?\.com/api/webhooks/[0-9]+/)[A-Za-z0-9_\-]{20,}",
+    r"\b(bot)?[0-9]{8,10}:A[A-Za-z0-9_\-]{34,}",
+    // age secret keys; JWTs (JWS; an empty signature is allowed).
+    r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}",
+    r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*",
+];
+
+static FAMILY_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!("(?-u){}", FAMILIES.join("|"))).expect("valid pattern"));
+
+/// A BEGIN or END line of a private key (PKCS#8, RSA, EC, OPENSSH, ENCRYPTED, PGP, …).
+static PEM_MARKER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"-----(BEGIN|END) (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+        .expect("valid pattern")
+});
+
+/// An END line right at the start of the haystack.
+static PEM_END_HERE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----").expect("valid pattern")
+});
+
+/// An armor header right at the start of the haystack (RFC 1421, RFC 4880); group 1 is the
+/// line without its line break.
+static PEM_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^((?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset): [ -~]*?)(?:\\[nr]|\r|\n|$)")
+        .expect("valid pattern")
+});
+
+/// Replaces credentials recognisable by their shape with [`REDACTED`]: provider tokens,
+/// JWTs, PEM private-key blocks, and long high-entropy standalone tokens.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for stage in [pem_blocks, families, high_entropy] {
+        if let Some(changed) = stage(&out) {
+            out = Cow::Owned(changed);
+        }
+    }
+    out
+}
+
+fn families(text: &str) -> Option<String> {
+    let replaced = FAMILY_RE.replace_all(text, |caps: &regex::Captures<'_>| {
+        // At most one group takes part, and it starts the match: the text to keep.
+        let kept = caps.iter().skip(1).flatten().next();
+        format!("{}{REDACTED}", kept.map_or("", |m| m.as_str()))
+    });
+    match replaced {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(s) => Some(s),
+    }
+}
+
+/// `text` with each byte range replaced by the marker; ranges are sorted and disjoint.
+fn splice(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
+    if ranges.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for &(start, end) in ranges {
+        out.push_str(&text[last..start]);
+        out.push_str(REDACTED);
+        last = end;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
+fn pem_blocks(text: &str) -> Option<String> {
+    if !text.contains("PRIVATE KEY") {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut ranges = Vec::new();
+    let mut pos = 0;
+    while let Some(caps) = PEM_MARKER.captures_at(text, pos) {
+        let marker = caps.get(0).expect("group 0 always matches");
+        let range = if &caps[1] == "BEGIN" {
+            let body_end = body_after(text, marker.end());
+            // Positions here follow ASCII bytes only, so they are char boundaries.
+            let after = skip_separators(b, body_end);
+            let end = PEM_END_HERE
+                .find(&text[after..])
+                .map_or(body_end, |m| after + m.end());
+            (marker.start(), end)
+        } else {
+            (body_before(b, marker.start(), pos), marker.end())
+        };
+        pos = range.1;
+        ranges.push(range);
+    }
+    splice(text, &ranges)
+}
+
+fn is_b64(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')
+}
+
+fn is_separator(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n' | b'\\')
+}
+
+/// Whether a literal `\n` / `\r` escape (a key inside JSON or a quoted string) ends at `j`.
+fn escape_ends_at(b: &[u8], j: usize, floor: usize) -> bool {
+    j >= floor + 2 && matches!(b[j - 1], b'n' | b'r') && b[j - 2] == b'\\'
+}
+
+/// Past whitespace and literal `\n` / `\r` escapes.
+fn skip_separators(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_separator(b[i]) {
+        i += 1 + usize::from(b[i] == b'\\' && matches!(b.get(i + 1), Some(b'n' | b'r')));
+    }
+    i
+}
+
+/// End of the unit (body line or piece) starting at `j`.
+fn unit_end(b: &[u8], j: usize) -> usize {
+    (j..b.len())
+        .find(|&k| is_separator(b[k]))
+        .unwrap_or(b.len())
+}
+
+/// End of the armor headers and base64 body that start at `from` (`from` if there is none).
+fn body_after(text: &str, from: usize) -> usize {
+    let b = text.as_bytes();
+    let (mut end, mut i, mut width) = (from, from, None);
+    loop {
+        let j = skip_separators(b, i);
+        if j >= b.len() {
+            return end;
+        }
+        if width.is_none()
+            && let Some(header) = PEM_HEADER.captures(&text[j..])
+        {
+            end = j + header[1].len();
+            i = j + header[0].len();
+            continue;
+        }
+        let k = unit_end(b, j);
+        let unit = &b[j..k];
+        if !unit.iter().all(|&c| is_b64(c)) {
+            return end;
+        }
+        let w = match width {
+            None if unit.len() < MIN_PEM_LINE => return end,
+            None => *width.insert(unit.len()),
+            // A short lower-case word after the body is text, not its last line.
+            Some(w) if unit.len() > w || unit.iter().all(u8::is_ascii_lowercase) => return end,
+            Some(w) => w,
+        };
+        end = k;
+        i = k;
+        if unit.len() < w || unit.ends_with(b"=") {
+            // The last body line; an OpenPGP checksum (`=` + 4) may follow.
+            let j = skip_separators(b, i);
+            let k = unit_end(b, j);
+            if k - j == 5 && b[j] == b'=' && b[j..k].iter().all(|&c| is_b64(c)) {
+                end = k;
+            }
+            return end;
+        }
+    }
+}
+
+/// Start of the base64 body that ends at `to` (an END line whose BEGIN is gone), not before
+/// `floor`. Lines nearest the END may be short; above the first full line, a short one stops.
+fn body_before(b: &[u8], to: usize, floor: usize) -> usize {
+    let (mut start, mut seen_full) = (to, false);
+    loop {
+        let mut j = start;
+        while j > floor && (is_separator(b[j - 1]) || escape_ends_at(b, j, floor)) {
+            j -= if is_separator(b[j - 1]) { 1 } else { 2 };
+        }
+        let mut k = j;
+        while k > floor && !is_separator(b[k - 1]) && !escape_ends_at(b, k, floor) {
+            k -= 1;
+        }
+        let unit = &b[k..j];
+        if unit.is_empty()
+            || !unit.iter().all(|&c| is_b64(c))
+            || (seen_full && unit.len() < MIN_PEM_LINE)
+        {
+            return start;
+        }
+        seen_full |= unit.len() >= MIN_PEM_LINE;
+        start = k;
+    }
+}
+
+fn is_token_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-' | b'.')
+}
+
+fn high_entropy(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut ranges = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !is_token_byte(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && is_token_byte(b[i]) {
+            i += 1;
+        }
+        let mut end = i;
+        let padded = (i..b.len()).find(|&j| b[j] != b'=').unwrap_or(b.len());
+        if padded > i && (padded == b.len() || !is_token_byte(b[padded])) {
+            end = padded;
+            i = padded;
+        }
+        while end > start && b[end - 1] == b'.' {
+            end -= 1;
+        }
+        let token = &text[start..end];
+        if token.len() < MIN_TOKEN_LEN || is_labelled_digest(&text[..start], token) {
+            continue;
+        }
+        let is_path = ["/", "./", "../", "~/"]
+            .iter()
+            .any(|p| token.starts_with(p))
+            && token.bytes().filter(|&c| c == b'/').count() >= 2;
+        if is_path {
+            let mut offset = start;
+            for segment in token.split('/') {
+                if looks_secret(segment) {
+                    ranges.push((offset, offset + segment.len()));
+                }
+                offset += segment.len() + 1;
+            }
+        } else if looks_secret(token) {
+            ranges.push((start, end));
+        }
+    }
+    splice(text, &ranges)
+}
+
+/// A base64 digest named as such: SRI `sha512-…`, `sha256:…`, go.sum `h1:…`.
+fn is_labelled_digest(before: &str, token: &str) -> bool {
+    ["sha1", "sha256", "sha384", "sha512", "h1"]
+        .iter()
+        .any(|label| {
+            token
+                .strip_prefix(label)
+                .is_some_and(|t| t.starts_with('-'))
+                || before.strip_suffix(':').is_some_and(|b| b.ends_with(label))
+        })
+}
+
+/// The high-entropy rule for one token (see the module documentation).
+fn looks_secret(token: &str) -> bool {
+    let b = token.as_bytes();
+    if b.len() < MIN_TOKEN_LEN
+        || !b.iter().any(u8::is_ascii_uppercase)
+        || !b.iter().any(u8::is_ascii_lowercase)
+        || !b.iter().any(u8::is_ascii_digit)
+        || b.iter().all(|&c| c.is_ascii_hexdigit() || c == b'-')
+    {
+        return false;
+    }
+    let body = token.trim_end_matches('=');
+    let separators = body.bytes().filter(|c| b"+/_-.".contains(c)).count();
+    separators * 8 <= body.len() && entropy(b) >= MIN_ENTROPY_BITS && wordy(b) < MAX_WORDY
+}
+
+/// Shannon entropy in bits per byte.
+fn entropy(b: &[u8]) -> f64 {
+    let mut counts = [0usize; 256];
+    for &c in b {
+        counts[usize::from(c)] += 1;
+    }
+    let n = b.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Share of alphanumerics in word-like runs: `Word`/`word` (3+ lower case after an optional
+/// capital), `WORD` (3+ capitals not starting a `Word`), or 3+ digits.
+fn wordy(b: &[u8]) -> f64 {
+    let run = |from: usize, f: fn(&u8) -> bool| b[from..].iter().take_while(|c| f(c)).count();
+    let counted = |k: usize| if k >= 3 { k } else { 0 };
+    let (mut i, mut in_words) = (0, 0);
+    while i < b.len() {
+        if b[i].is_ascii_digit() || b[i].is_ascii_lowercase() {
+            let k = if b[i].is_ascii_digit() {
+                run(i, u8::is_ascii_digit)
+            } else {
+                run(i, u8::is_ascii_lowercase)
+            };
+            in_words += counted(k);
+            i += k;
+        } else if b[i].is_ascii_uppercase() {
+            // `HTTPServer` is `HTTP` and `Server`.
+            let caps = run(i, u8::is_ascii_uppercase);
+            let lower = run(i + caps, u8::is_ascii_lowercase);
+            in_words +=
+                counted(caps - usize::from(lower > 0)) + counted(lower) + usize::from(lower >= 3);
+            i += caps + lower;
+        } else {
+            i += 1;
+        }
+    }
+    let alnum = b.iter().filter(|c| c.is_ascii_alphanumeric()).count();
+    in_words as f64 / alnum.max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const DIGITS: &str = "0123456789";
+    const HEX: &str = "0123456789abcdef";
+
+    fn b62() -> String {
+        format!("{UPPER}{}{DIGITS}", UPPER.to_ascii_lowercase())
+    }
+    fn b64() -> String {
+        b62() + "+/"
+    }
+    fn b64url() -> String {
+        b62() + "-_"
+    }
+
+    /// Deterministic pseudo-random text (xorshift64*), so that no fixture is a literal.
+    fn rnd(alphabet: &str, n: usize, seed: u64) -> String {
+        let a = alphabet.as_bytes();
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x >> 12;
+                x ^= x << 25;
+                x ^= x >> 27;
+                let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33;
+                char::from(a[(r % a.len() as u64) as usize])
+            })
+            .collect()
+    }
+
+    /// (kept text, secret, caught by a family pattern) for one token of each family.
+    fn fixtures() -> Vec<(String, String, bool)> {
+        let (b62, b64, url) = (b62(), b64(), b64url());
+        let r = |a: &str, n: usize, s: u64| rnd(a, n, s);
+        let mut tokens: Vec<String> = ["ghp", "gho", "ghu", "ghs", "ghr"]
+            .iter()
+            .map(|p| format!("{p}_{}", r(&b62, 36, u64::from(p.as_bytes()[2]))))
+            .collect();
+        for p in [
+            "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA",
+        ] {
+            tokens.push(format!("{p}{}", r(&format!("{UPPER}{DIGITS}"), 16, 7)));
+        }
+        for p in [
+            "sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "whsec_",
+        ] {
+            tokens.push(format!("{p}{}", r(&b62, 32, 8)));
+        }
+        for p in [
+            "xoxb-",
+            "xoxp-",
+            "xoxa-",
+            "xoxr-",
+            "xoxs-",
+            "xoxe.xoxp-1-",
+            "xapp-1-",
+        ] {
+            let (team, user) = (r(DIGITS, 12, 9), r(DIGITS, 13, 10));
+            tokens.push(format!("{p}{team}-{user}-{}", r(&b62, 24, 11)));
+        }
+        tokens.extend([
+            format!("github_pat_{}_{}", r(&b62, 22, 1), r(&b62, 59, 2)),
+            format!("glpat-{}", r(&url, 20, 3)),
+            format!("glpat-{}.01.{}", r(&url, 27, 4), r(HEX, 9, 5)),
+            format!("gldt-{}", r(&url, 20, 6)),
+            format!("IQoJb3JpZ2lu{}", r(&b64, 300, 12)),
+            format!("AIza{}", r(&url, 35, 13)),
+            format!("ya29.{}", r(&url, 120, 14)),
+            format!("1//0{}", r(&url, 100, 15)),
+            format!("GOCSPX-{}", r(&url, 28, 16)),
+            format!("sk-{}", r(&b62, 48, 17)),
+            format!("sk-proj-{}", r(&url, 156, 18)),
+            format!("sk-svcacct-{}", r(&url, 100, 19)),
+            format!("sk-{}T3BlbkFJ{}", r(&b62, 20, 20), r(&b62, 20, 21)),
+            format!("sk-ant-api03-{}", r(&url, 95, 22)),
+            format!("sk-ant-admin01-{}", r(&url, 95, 23)),
+            format!("npm_{}", r(&b62, 36, 24)),
+            format!("pypi-AgEIcHlwaS5vcmc{}", r(&url, 150, 25)),
+            format!("dckr_pat_{}", r(&url, 27, 26)),
+            format!("SG.{}.{}", r(&url, 22, 27), r(&url, 43, 28)),
+            format!("SK{}", r(HEX, 32, 29)),
+            format!("SK{}:{}", r(HEX, 32, 30), r(&b62, 32, 31)),
+            format!("hf_{}", r(&b62, 34, 32)),
+            format!("hvs.{}", r(&url, 90, 33)),
+            format!("hvb.{}", r(&url, 130, 34)),
+            format!("hvr.{}", r(&url, 24, 35)),
+            format!("dop_v1_{}", r(HEX, 64, 36)),
+            format!("doo_v1_{}", r(HEX, 64, 37)),
+            format!("shpat_{}", r(HEX, 32, 38)),
+            format!("shpss_{}", r(HEX, 32, 39)),
+            format!("lin_api_{}", r(&b62, 40, 40)),
+            format!("key-{}", r(HEX, 32, 41)),
+            format!("sq0atp-{}", r(&url, 22, 42)),
+            format!("sq0csp-{}", r(&url, 43, 43)),
+            format!(
+                "ATATT3{}={}",
+                r(&url, 170, 44),
+                r(HEX, 8, 45).to_uppercase()
+            ),
+            format!("HRKU-{}", r(&url, 60, 46)),
+            format!("dp.pt.{}", r(&b62, 43, 47)),
+            format!("PMAK-{}-{}", r(HEX, 24, 48), r(HEX, 34, 49)),
+            format!("glsa_{}_{}", r(&b62, 32, 50), r(HEX, 8, 51)),
+            format!("glc_eyJ{}", r(&b64, 80, 52)),
+            format!("sntrys_eyJ{}_{}", r(&b64, 120, 53), r(&b62, 43, 54)),
+            format!("sntryu_{}", r(HEX, 64, 55)),
+            format!(
+                "M{}.{}.{}",
+                r(&url, 25, 56),
+                r(&url, 6, 57),
+                r(&url, 38, 58)
+            ),
+            format!("{}:AA{}", r(DIGITS, 10, 59), r(&url, 33, 60)),
+            format!(
+                "AGE-SECRET-KEY-1{}",
+                r("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58, 61)
+            ),
+            format!(
+                "eyJ{}.eyJ{}.{}",
+                r(&url, 30, 62),
+                r(&url, 80, 63),
+                r(&url, 43, 64)
+            ),
+        ]);
+        let mut cases: Vec<_> = tokens
+            .into_iter()
+            .map(|t| (String::new(), t, true))
+            .collect();
+        let kept = [
+            ("aws_secret_access_key = ", r(&b64, 40, 70)),
+            ("AWS_SECRET_ACCESS_KEY=", r(&b64, 40, 71)),
+            ("{\"SecretAccessKey\": \"", r(&b64, 40, 72)),
+            (
+                "https://hooks.slack.com/services/",
+                format!(
+                    "T{}/B{}/{}",
+                    r(UPPER, 8, 73),
+                    r(UPPER, 10, 74),
+                    r(&b62, 24, 75)
+                ),
+            ),
+            (
+                "https://discord.com/api/webhooks/1234567890/",
+                r(&url, 68, 77),
+            ),
+            (
+                "https://api.telegram.org/bot",
+                format!("{}:AA{}", r(DIGITS, 9, 78), r(&url, 33, 79)),
+            ),
+            ("AccountKey=", format!("{}==", r(&b64, 86, 80))),
+            ("SharedAccessKey=", format!("{}=", r(&b64, 43, 81))),
+            ("AC0123456789abcdef0123456789abcdef:", r(&b62, 32, 83)),
+        ];
+        cases.extend(kept.into_iter().map(|(k, t)| (k.to_owned(), t, true)));
+        // High-entropy rule: no known prefix.
+        cases.push((String::new(), r(&b62, 40, 65), false));
+        cases.push((String::new(), format!("{}==", r(&b64, 62, 66)), false));
+        cases.push(("/hooks/catch/".to_owned(), r(&b62, 40, 84), false));
+        cases
+    }
+
+    /// (input, expected output) for each fixture, inside ordinary words.
+    fn positives() -> Vec<(String, String)> {
+        let wrap = |s: &str| format!("error: got {s} from env");
+        fixtures()
+            .into_iter()
+            .map(|(kept, secret, _)| {
+                (
+                    wrap(&format!("{kept}{secret}")),
+                    wrap(&format!("{kept}{REDACTED}")),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_family_is_redacted() {
+        assert!(fixtures().len() >= 80);
+        for (input, expected) in positives() {
+            assert_eq!(redact(&input), expected, "input: {input}");
+        }
+        for (kept, secret, by_family) in fixtures() {
+            let text = format!("{kept}{secret}");
+            assert_eq!(families(&text).is_some(), by_family, "{text}");
+        }
+    }
+
+    #[test]
+    fn each_family_keeps_at_most_a_prefix() {
+        for pattern in FAMILIES {
+            let re = Regex::new(pattern).expect("valid pattern");
+            assert!(re.captures_len() <= 2, "{pattern}");
+            let start = pattern.trim_start_matches(r"\b");
+            assert!(re.captures_len() == 1 || (start.starts_with('(') && !start.starts_with("(?")));
+        }
+    }
+
+    #[test]
+    fn generic_rule_catches_random_tokens() {
+        for (len, least) in [(32, 195), (40, 197), (64, 200)] {
+            let caught = (0..200u64)
+                .filter(|&seed| redact(&rnd(&b62(), len, seed + 1000)) == REDACTED)
+                .count();
+            assert!(caught >= least, "{len} chars: {caught} of 200");
+        }
+        let tok = rnd(&b64url(), 43, 5);
+        assert_eq!(
+            redact(&format!("{{\"session\":\"{tok}\"}}")),
+            format!("{{\"session\":\"{REDACTED}\"}}")
+        );
+        assert_eq!(
+            redact(&format!("token '{tok}'.")),
+            format!("token '{REDACTED}'.")
+        );
+    }
+
+    #[test]
+    fn ordinary_text_is_untouched() {
+        let hex = |n, s| rnd(HEX, n, s);
+        let uuid = format!(
+            "{}-{}-4{}-a{}-{}",
+            hex(8, 1),
+            hex(4, 2),
+            hex(3, 3),
+            hex(3, 4),
+            hex(12, 5)
+        );
+        let texts = [
+            "FATAL: password authentication failed for user \"app\"".to_owned(),
+            "botocore.exceptions.NoCredentialsError: Unable to locate credentials".to_owned(),
+            "An error occurred (AccessDeniedException) when calling the AssumeRole operation"
+                .to_owned(),
+            "pip install sk-learn; ghp; ghp_ alone; ghp_short; sk_live_ sk-; AKIA; xoxb; eyJ"
+                .to_owned(),
+            "SG.foo.bar key-value store id=42 job 7 user_1234 [REDACTED] bot12345:abc".to_owned(),
+            format!("commit {} (short {})", hex(40, 6), hex(7, 7)),
+            format!("sha256:{} sha512 {}", hex(64, 8), hex(128, 9)),
+            format!("ghcr.io/acme/app@sha256:{} pulled", hex(64, 10)),
+            format!("request {uuid} at 2024-05-06T07:08:09.123456Z"),
+            "/usr/lib/python3.11/site-packages/botocore/credentials.py line 2135".to_owned(),
+            "src/main/java/com/example/service/UserAccountServiceImplementation.java:42".to_owned(),
+            "target/x86_64-unknown-linux-gnu/release/deps/crontap_run-3f2a1b4c5d6e7f80".to_owned(),
+            "v1.2.3-rc.4+build.20240102 and 1.75.0-nightly and v0.0.0-20220722155237-a158d28d115b"
+                .to_owned(),
+            "org.springframework.beans.factory.BeanCreationException: boom".to_owned(),
+            "AmazonDynamoDBv2ProvisionedThroughputExceededException".to_owned(),
+            "AccessDeniedExceptionWhileCallingAssumeRoleWithWebIdentity".to_owned(),
+            "Http2ConnectionPrefaceMismatchException X509CertificateVerificationFailedForHost2"
+                .to_owned(),
+            "ERR_CONNECTION_TIMED_OUT_WHILE_WAITING_FOR_RESPONSE".to_owned(),
+            "pod my-service-deployment-7d9f8b6c5d-x2k9p crashed".to_owned(),
+            format!("Twilio account AC{} suspended", hex(32, 11)),
+            format!("digest {} of {}", hex(96, 12), hex(200, 13).to_uppercase()),
+            "https://github.com/rust-lang/rust/issues/12345#issuecomment-1234567890".to_owned(),
+            "-----BEGIN CERTIFICATE----- and -----BEGIN PUBLIC KEY----- markers".to_owned(),
+            "ошибка: ключ не найден — ключ «PRIVATE KEY» отсутствует".to_owned(),
+            format!(
+                "npm ERR! sha512-{}== integrity checksum failed",
+                rnd(&b64(), 86, 14)
+            ),
+            format!(
+                "checksum mismatch\n\tdownloaded: h1:{}=",
+                rnd(&b64(), 43, 15)
+            ),
+            format!("layer sha256:{} missing", rnd(&b64(), 43, 16)),
+            "1715000000:com_example_service_worker_thread_pool_1 exited".to_owned(),
+            concat!(
+                "Traceback (most recent call last):\n",
+                "  File \"/app/venv/lib/python3.12/site-packages/botocore/client.py\", line 1021\n",
+                "    raise error_class(parsed_response, operation_name)\n",
+                "botocore.errorfactory.ResourceNotFoundException: An error occurred ",
+                "(ResourceNotFoundException) when calling the GetSecretValue operation\n",
+            )
+            .to_owned(),
+            String::new(),
+        ];
+        for text in texts {
+            assert!(
+                matches!(redact(&text), Cow::Borrowed(_)),
+                "changed: {text:?} -> {:?}",
+                redact(&text)
+            );
+        }
+    }
+
+    fn pem_body(lines: usize, width: usize, seed: u64) -> Vec<String> {
+        let mut body: Vec<String> = (0..lines)
+            .map(|i| rnd(&b64(), width, seed + i as u64))
+            .collect();
+        body.push(format!("{}==", rnd(&b64(), 10, seed + 99)));
+        body
+    }
+
+    /// A BEGIN or END line, built so that no full marker is a literal.
+    fn edge(which: &str, kind: &str) -> String {
+        format!("{d}{which} {kind}{d}", d = "-".repeat(5))
+    }
+
+    fn pem(kind: &str, headers: &str, body: &[String]) -> String {
+        let (begin, end) = (edge("BEGIN", kind), edge("END", kind));
+        format!("{begin}\n{headers}{}\n{end}", body.join("\n"))
+    }
+
+    #[test]
+    fn pem_blocks_with_end() {
+        let body = pem_body(5, 64, 1);
+        let kinds = [
+            ("PRIVATE KEY", ""),
+            (
+                "RSA PRIVATE KEY",
+                "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00FF\n\n",
+            ),
+            ("EC PRIVATE KEY", ""),
+            ("ENCRYPTED PRIVATE KEY", ""),
+            ("OPENSSH PRIVATE KEY", ""),
+            ("PGP PRIVATE KEY BLOCK", "Version: GnuPG v2\n\n"),
+        ];
+        for (kind, headers) in kinds {
+            let text = format!(
+                "loading key\n{}\nfailed: bad key\n",
+                pem(kind, headers, &body)
+            );
+            assert_eq!(
+                redact(&text),
+                format!("loading key\n{REDACTED}\nfailed: bad key\n"),
+                "{kind}"
+            );
+        }
+        let mut pgp = pem_body(3, 64, 2);
+        pgp.push(format!("={}", rnd(&b62(), 4, 3)));
+        let text = format!("x {} y", pem("PGP PRIVATE KEY BLOCK", "\n", &pgp));
+        assert_eq!(redact(&text), format!("x {REDACTED} y"));
+        // Escaped inside JSON, and flattened onto one line.
+        let escaped = pem("PRIVATE KEY", "", &body).replace('\n', "\\n");
+        let json = format!("{{\"key\": \"{escaped}\\n\", \"n\": 1}}");
+        assert_eq!(
+            redact(&json),
+            format!("{{\"key\": \"{REDACTED}\\n\", \"n\": 1}}")
+        );
+        let flat = pem("RSA PRIVATE KEY", "", &body).replace('\n', " ");
+        assert_eq!(redact(&format!("{flat} done")), format!("{REDACTED} done"));
+    }
+
+    #[test]
+    fn pem_blocks_without_end() {
+        let body = pem_body(4, 64, 4);
+        let begin = edge("BEGIN", "RSA PRIVATE KEY");
+        let text = format!("{begin}\n{}\nError: cannot parse key", body.join("\n"));
+        assert_eq!(
+            redact(&text),
+            format!("{REDACTED}\nError: cannot parse key")
+        );
+        // Cut off mid-body by the end of the text; words after a full-width run stay.
+        let text = format!(
+            "key:\n{begin}\n{}\n{}",
+            body[..3].join("\n"),
+            &body[3][..20]
+        );
+        assert_eq!(redact(&text), format!("key:\n{REDACTED}"));
+        let text = format!("{begin}\n{}\nerror\n", body[..3].join("\n"));
+        assert_eq!(redact(&text), format!("{REDACTED}\nerror\n"));
+        // The BEGIN line lost to the tail: the END line takes the base64 above it.
+        let text = format!(
+            "{}\n{}\n{}\ndone",
+            &body[0][30..],
+            body[1..].join("\n"),
+            edge("END", "RSA PRIVATE KEY")
+        );
+        assert_eq!(redact(&text), format!("{REDACTED}\ndone"));
+        let text = format!(
+            "ssh: error\nerror\n{}\n{}",
+            body.join("\n"),
+            edge("END", "OPENSSH PRIVATE KEY")
+        );
+        assert_eq!(redact(&text), format!("ssh: error\nerror\n{REDACTED}"));
+    }
+
+    #[test]
+    fn idempotent() {
+        let pems = [
+            pem("PRIVATE KEY", "", &pem_body(3, 64, 5)),
+            format!(
+                "{}\n{}",
+                edge("BEGIN", "EC PRIVATE KEY"),
+                pem_body(2, 64, 6).join("\n")
+            ),
+        ];
+        let inputs = positives().into_iter().map(|(i, _)| i).chain(pems);
+        for input in inputs {
+            let once = redact(&input).into_owned();
+            assert_ne!(once, input);
+            assert!(
+                matches!(redact(&once), Cow::Borrowed(_)),
+                "not idempotent: {once:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        let key = format!(
+            "é{}\\n{}\\",
+            pem("PRIVATE KEY", "Version: é\n", &pem_body(2, 64, 7)),
+            edge("END", "PRIVATE KEY")
+        );
+        for end in (0..=key.len()).filter(|&i| key.is_char_boundary(i)) {
+            for start in [0, 1, 3, 40, 100]
+                .into_iter()
+                .filter(|&s| s <= end && key.is_char_boundary(s))
+            {
+                let once = redact(&key[start..end]).into_owned();
+                assert_eq!(redact(&once), once);
+            }
+        }
+        let noise = rnd("aZ09+/=_-.:\\n \n\"'é€-----BEGINENDPRIVATEKEY", 5000, 8);
+        let once = redact(&noise).into_owned();
+        assert_eq!(redact(&once), once);
+    }
+}

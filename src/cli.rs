@@ -192,11 +192,16 @@ fn one_line_error(err: &clap::Error) -> String {
     format!("{out} (see crontap-run --help)")
 }
 
+/// Longest duration any option takes: more is surely a mistake, and stays far from the
+/// limits of the clock's arithmetic.
+const MAX_DURATION: Duration = Duration::from_secs(10 * 366 * 24 * 3600);
+
 /// Parses a humantime duration (`90s`, `15m`, `1h 30m`); zero is refused because no
 /// option here means anything with it.
 fn duration(s: &str) -> Result<Duration, String> {
     match humantime::parse_duration(s) {
         Ok(d) if d.is_zero() => Err("must be greater than zero".into()),
+        Ok(d) if d > MAX_DURATION => Err("must be at most 10 years".into()),
         Ok(d) => Ok(d),
         Err(e) => Err(format!("{e} (expected a duration like 90s, 15m or 1h 30m)")),
     }
@@ -230,5 +235,6 @@ mod tests {
         assert_eq!(duration("1h 30m"), Ok(Duration::from_secs(5400)));
         assert!(duration("0s").is_err());
         assert!(duration("soon").is_err());
+        assert!(duration("500000000000years").is_err());
     }
 }

@@ -8,7 +8,8 @@
 //! installed here would otherwise replace dispositions the caller chose to ignore (`nohup`
 //! ignores SIGHUP; a shell ignores SIGINT for background jobs).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
@@ -33,8 +34,8 @@ pub const FORWARDED: &[(Signal, &str)] = &[
     (Signal::SIGWINCH, "terminal resized"),
 ];
 
-/// Whether a forwarded signal asks the job to end (followed by SIGCONT so that stopped
-/// members of the group can act on it, and by the shutdown budget for the ping).
+/// Whether a forwarded signal can end the job: it is followed by SIGCONT, so that stopped
+/// members of the group can act on it.
 pub fn is_termination(signal: Signal) -> bool {
     matches!(
         signal,
@@ -42,19 +43,46 @@ pub fn is_termination(signal: Signal) -> bool {
     )
 }
 
+/// Signals that tell crontap-run itself to stop: the report then gets only the shutdown
+/// budget. SIGHUP and SIGQUIT are not among them (they often mean "reload" or "dump").
+const STOP_SIGNALS: [Signal; 2] = [Signal::SIGTERM, Signal::SIGINT];
+
+/// The stop signal received, recorded by a signal handler so that no part of crontap-run
+/// can miss it, whichever part happened to be listening (0: none).
+static STOP_RECEIVED: LazyLock<Arc<AtomicUsize>> = LazyLock::new(|| Arc::new(AtomicUsize::new(0)));
+
+/// Starts recording stop signals (idempotent). Called before the job starts.
+pub fn record_stop_requests() {
+    static REGISTERED: AtomicBool = AtomicBool::new(false);
+    if REGISTERED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    for sig in STOP_SIGNALS.into_iter().filter(|s| !inherited_ignored(*s)) {
+        let flag = Arc::clone(&STOP_RECEIVED);
+        if let Err(err) = signal_hook::flag::register_usize(sig as i32, flag, sig as usize) {
+            tracing::debug!(%err, signal = sig.as_str(), "cannot record stop requests");
+        }
+    }
+}
+
+/// The stop signal crontap-run has received, if any.
+pub fn stop_received() -> Option<Signal> {
+    match STOP_RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        n => Signal::try_from(n as i32).ok(),
+    }
+}
+
 /// Time allowed for the report after crontap-run was told to stop: short enough for the
 /// 30 s grace of Kubernetes and the default 90 s of systemd, even after `--kill-after`.
 pub const SHUTDOWN_BUDGET: Duration = Duration::from_secs(5);
 
-/// Resolves when crontap-run receives a stop signal (one of the terminating forwarded
-/// signals that was not ignored when it started); never, if none can be watched.
+/// Resolves when crontap-run has received a stop signal, including one that arrived
+/// before the call; never, if none can be watched.
 pub async fn stop_requested() -> Signal {
     use tokio::signal::unix::{SignalKind, signal};
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    for &(sig, _) in FORWARDED
-        .iter()
-        .filter(|(s, _)| is_termination(*s) && !inherited_ignored(*s))
-    {
+    for sig in STOP_SIGNALS.into_iter().filter(|s| !inherited_ignored(*s)) {
         if let Ok(mut stream) = signal(SignalKind::from_raw(sig as i32)) {
             let tx = tx.clone();
             tokio::spawn(async move {
@@ -65,6 +93,10 @@ pub async fn stop_requested() -> Signal {
         }
     }
     drop(tx);
+    // Checked after the streams exist, so a signal cannot slip between the two.
+    if let Some(sig) = stop_received() {
+        return sig;
+    }
     match rx.recv().await {
         Some(sig) => sig,
         None => std::future::pending().await,

@@ -29,7 +29,7 @@ use tokio::sync::mpsc;
 use crate::outcome::Outcome;
 use crate::signals::{self, Inherited};
 use crate::tee::{Stream, Tee};
-use crate::terminal::{self, Foreground};
+use crate::terminal::{self, Terminal};
 
 /// How long to keep reading output after the command exited: a background process it left
 /// behind may hold the pipes open indefinitely.
@@ -63,6 +63,7 @@ pub struct Finished {
 
 pub fn run(spec: &ChildSpec<'_>, limits: Limits) -> Result<Finished> {
     let inherited = Inherited::get();
+    signals::record_stop_requests();
     // Before any thread starts, so that the output threads inherit it too.
     terminal::block_ttou();
     become_subreaper();
@@ -96,7 +97,8 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         stderr_w,
         copies,
     } = Output::start().context("cannot set up the command's output")?;
-    let foreground = Foreground::detect();
+    let terminal = Terminal::detect();
+    let claim_terminal = terminal.is_some_and(|t| t.in_foreground());
 
     let mut command = Command::new(spec.program);
     command
@@ -108,12 +110,11 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         command.env_remove(name);
     }
     command.envs(spec.env_set.iter().map(|(k, v)| (k, v)));
-    let claim_terminal = foreground.is_some();
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
     unsafe {
         command.pre_exec(move || {
             if claim_terminal {
-                Foreground::claim_in_child();
+                Terminal::claim_in_child();
             }
             inherited.restore_in_child()
         });
@@ -133,32 +134,37 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         }
     };
     tracing::debug!(pid = child.as_raw(), "command started");
-    if let Some(fg) = foreground {
-        fg.give_to(child);
+    if let (Some(t), true) = (terminal, claim_terminal) {
+        t.give_to(child);
     }
 
+    // Deadlines too far away to represent are no deadlines.
+    let after = |d: Duration| tokio::time::Instant::now().checked_add(d);
     let timeout_at = limits
         .timeout
-        .map(|t| tokio::time::Instant::from_std(started) + t);
+        .and_then(|t| tokio::time::Instant::from_std(started).checked_add(t));
     let mut timed_out = false;
     let mut kill_at: Option<tokio::time::Instant> = None;
     let mut killed = false;
-    let mut stop_signal = None;
     let outcome = loop {
         tokio::select! {
-            _ = child_exits.recv() => {
-                if let Some(outcome) = reap(child, foreground) {
-                    break outcome;
-                }
-            }
+            // Signals first: one that arrived with the exit is still passed on.
+            biased;
             Some(sig) = forwarded.recv() => {
                 tracing::debug!(signal = sig.as_str(), "forwarding signal to the command");
                 send(child, sig);
                 if signals::is_termination(sig) {
                     // Stopped members of the group could not act on it otherwise.
                     send(child, Signal::SIGCONT);
-                    stop_signal.get_or_insert(sig);
-                    kill_at.get_or_insert(tokio::time::Instant::now() + limits.kill_after);
+                }
+                // A stop request (systemd, Kubernetes) must end the job in bounded time.
+                if sig == Signal::SIGTERM && kill_at.is_none() {
+                    kill_at = after(limits.kill_after);
+                }
+            }
+            _ = child_exits.recv() => {
+                if let Some(outcome) = reap(child, terminal) {
+                    break outcome;
                 }
             }
             _ = sleep_until(timeout_at), if !timed_out => {
@@ -166,7 +172,7 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
                 timed_out = true;
                 send(child, Signal::SIGTERM);
                 send(child, Signal::SIGCONT);
-                kill_at = Some(tokio::time::Instant::now() + limits.kill_after);
+                kill_at = after(limits.kill_after);
             }
             _ = sleep_until(kill_at), if !killed => {
                 tracing::debug!("the command outlived --kill-after, sending SIGKILL");
@@ -176,8 +182,8 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         }
     };
     let exited = Instant::now();
-    if let Some(fg) = foreground {
-        fg.take_back();
+    if let Some(t) = terminal {
+        t.take_back_from(child);
     }
     let outcome = match (timed_out, limits.timeout) {
         (true, Some(limit)) => Outcome::TimedOut {
@@ -186,7 +192,7 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         },
         _ => outcome,
     };
-    let finished = copies.finish(outcome, started, exited, stop_signal);
+    let finished = copies.finish(outcome, started, exited, signals::stop_received());
     // Orphans that ended while the output drained.
     reap(child, None);
     Ok(finished)
@@ -238,11 +244,11 @@ fn send(group: Pid, sig: Signal) {
 }
 
 /// Reaps every child that has ended: the command and any orphans. Returns the command's
-/// outcome once it has ended. A command stopped from the terminal (Ctrl-Z) stops
-/// crontap-run too, so the shell sees the job stopped; on `fg` both continue.
-fn reap(child: Pid, foreground: Option<Foreground>) -> Option<Outcome> {
+/// outcome once it has ended. With a terminal on stdin, a stopped command is noticed too
+/// (see [`stop_with_the_command`]).
+fn reap(child: Pid, terminal: Option<Terminal>) -> Option<Outcome> {
     let mut flags = WaitPidFlag::WNOHANG;
-    if foreground.is_some() {
+    if terminal.is_some() {
         flags |= WaitPidFlag::WUNTRACED;
     }
     let mut ended = None;
@@ -255,8 +261,8 @@ fn reap(child: Pid, foreground: Option<Foreground>) -> Option<Outcome> {
                 return ended;
             }
             Ok(WaitStatus::Stopped(pid, _)) if pid == child => {
-                if let Some(fg) = foreground {
-                    stop_with_the_command(child, fg);
+                if let Some(t) = terminal {
+                    stop_with_the_command(child, t);
                 }
             }
             Ok(status) if status.pid() == Some(child) => ended = Outcome::from_wait(status),
@@ -265,13 +271,16 @@ fn reap(child: Pid, foreground: Option<Foreground>) -> Option<Outcome> {
     }
 }
 
-/// The command was stopped from the terminal: take the terminal back, stop crontap-run's
-/// own group the same way, and when continued hand the terminal over and continue the
-/// command.
-fn stop_with_the_command(child: Pid, fg: Foreground) {
-    fg.take_back();
+/// The command stopped: Ctrl-Z in the foreground, or reading the terminal from the
+/// background. crontap-run stops too, so the shell sees its job stopped; when the shell
+/// continues it (`fg` or `bg`), the command gets the terminal if crontap-run now has it, and
+/// is continued.
+fn stop_with_the_command(child: Pid, terminal: Terminal) {
+    terminal.take_back_from(child);
     let _ = nix::sys::signal::raise(Signal::SIGSTOP);
-    fg.give_to(child);
+    if terminal.in_foreground() {
+        terminal.give_to(child);
+    }
     send(child, Signal::SIGCONT);
 }
 

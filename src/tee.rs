@@ -12,10 +12,11 @@
 //! on: the command is never blocked or killed for it, and its exit status is kept.
 //!
 //! After the command exits, [`Tee::finish`] waits for everything the command wrote to be
-//! passed on, however slow the reader. It stops early only when what is left is clearly not
-//! the command's: after a grace period spent waiting for input (a background process the
+//! passed on to a slow reader. It stops early when what is left is clearly not the
+//! command's: after a grace period spent waiting for input (a background process the
 //! command left behind holds a pipe open), or after more bytes than the pipes could have
-//! held when the command ended (a background process is still writing).
+//! held when the command ended (a background process is still writing). It also stops when
+//! crontap-run is told to stop, and when the reader has been stuck for a minute.
 
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
@@ -36,6 +37,9 @@ const PIPE_SIZE: i32 = 1024 * 1024;
 const STACK: usize = 128 * 1024;
 /// How often `finish` looks again while a slow reader is being written to.
 const RECHECK: Duration = Duration::from_millis(100);
+/// How long `finish` waits for a reader that takes nothing at all: what is left after the
+/// job ended is a few MiB at most, so a reader this slow is stuck.
+const STUCK_READER: Duration = Duration::from_secs(60);
 
 /// One pipe to copy: the command's end to read, crontap-run's stream to write.
 pub struct Stream {
@@ -117,7 +121,10 @@ impl Tee {
             let wait = {
                 let shared = lock(&self.shared);
                 let waited = shared.waited_until(Instant::now()) - waited_at_exit;
-                if waited >= grace || shared.bytes_read - read_at_exit > self.in_flight {
+                let others_output = shared.bytes_read - read_at_exit > self.in_flight;
+                // Told to stop: report now rather than wait for a reader.
+                let stop = crate::signals::stop_received().is_some();
+                if waited >= grace || others_output || stop || start.elapsed() >= STUCK_READER {
                     break;
                 }
                 match shared.waiting_since {

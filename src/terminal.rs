@@ -4,7 +4,8 @@
 //! it hands the foreground to the job's group, so that a job reading the terminal is not
 //! stopped with SIGTTIN and Ctrl-C reaches the job exactly once (the terminal sends it to
 //! the foreground group only). crontap-run takes the foreground back when the job ends or
-//! stops. crontap-run keeps SIGTTOU blocked, which makes these hand-overs possible from the
+//! stops, and when the job stops crontap-run stops too, so that the shell's job control
+//! (`fg`, `bg`, a job started with `&` and brought to the foreground) works as usual. crontap-run keeps SIGTTOU blocked, which makes these hand-overs possible from the
 //! background and lets the job's output through even when the terminal has `tostop` set.
 
 use std::os::fd::BorrowedFd;
@@ -12,9 +13,9 @@ use std::os::fd::BorrowedFd;
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use nix::unistd::{Pid, getpgrp, isatty, tcgetpgrp, tcsetpgrp};
 
-/// The controlling terminal on stdin, when crontap-run's group is in its foreground.
+/// The controlling terminal on stdin.
 #[derive(Clone, Copy)]
-pub struct Foreground {
+pub struct Terminal {
     own_group: Pid,
 }
 
@@ -23,12 +24,18 @@ fn stdin() -> BorrowedFd<'static> {
     unsafe { BorrowedFd::borrow_raw(0) }
 }
 
-impl Foreground {
-    pub fn detect() -> Option<Foreground> {
-        let own_group = getpgrp();
-        let owns =
-            isatty(stdin()).unwrap_or(false) && tcgetpgrp(stdin()).is_ok_and(|g| g == own_group);
-        owns.then_some(Foreground { own_group })
+impl Terminal {
+    /// The terminal on stdin, if it is the controlling terminal of crontap-run's session.
+    pub fn detect() -> Option<Terminal> {
+        let controlling = isatty(stdin()).unwrap_or(false) && tcgetpgrp(stdin()).is_ok();
+        controlling.then(|| Terminal {
+            own_group: getpgrp(),
+        })
+    }
+
+    /// Whether crontap-run's group has the terminal's foreground.
+    pub fn in_foreground(&self) -> bool {
+        tcgetpgrp(stdin()).is_ok_and(|g| g == self.own_group)
     }
 
     /// Hands the terminal to the job's group. Called by crontap-run after the spawn; the job
@@ -39,7 +46,12 @@ impl Foreground {
         }
     }
 
-    pub fn take_back(&self) {
+    /// Takes the terminal back from the job's group, if that group has it (and only then:
+    /// a crontap-run in the background must not take the terminal from the shell).
+    pub fn take_back_from(&self, group: Pid) {
+        if !tcgetpgrp(stdin()).is_ok_and(|g| g == group) {
+            return;
+        }
         if let Err(err) = tcsetpgrp(stdin(), self.own_group) {
             tracing::debug!(%err, "could not take the terminal back");
         }

@@ -302,6 +302,18 @@ impl Crontap {
     }
 }
 
+/// Gives SIGINT and SIGQUIT their default disposition: a test runner started in the
+/// background by a shell has them ignored, and crontap-run rightly does not forward signals
+/// it was started with ignored.
+pub fn default_signals() -> std::io::Result<()> {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    for sig in [Signal::SIGINT, Signal::SIGQUIT] {
+        // SAFETY: SIG_DFL installs no handler code.
+        unsafe { signal(sig, SigHandler::SigDfl) }?;
+    }
+    Ok(())
+}
+
 pub fn assert_no_secret(text: &str, what: &str) {
     assert!(
         !text.contains(SECRET),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 
-use crate::harness::{Crontap, Receiver, Reply, eventually};
+use crate::harness::{Crontap, Receiver, Reply, default_signals, eventually};
 
 /// A job that says it is ready and then waits, with core dumps off for SIGQUIT.
 const WAIT: &str = "ulimit -c 0; echo ready; exec sleep 60";
@@ -90,7 +90,7 @@ fn a_job_counting_sigints_receives_exactly_one() {
     let script = "n=0; trap 'n=$((n+1))' INT; echo ready; while [ $n -eq 0 ]; do sleep 0.05; done; \
                   sleep 0.5; echo \"count=$n\"";
     let mut crontap = Crontap::new();
-    crontap.args(["-q", "--", "sh", "-c", script]);
+    crontap.args(["-q", "--timeout", "20s", "--", "sh", "-c", script]);
     crontap.command().process_group(0);
     let mut run = crontap.start();
     run.wait_for("ready");
@@ -250,6 +250,10 @@ fn the_job_gets_the_signal_state_crontap_run_inherited() {
         // What the job would see started directly, the same way, is the expectation.
         let mut direct = std::process::Command::new("sh");
         direct.args(["-c", show]);
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            direct.pre_exec(default_signals);
+        }
         let mut crontap = Crontap::new();
         crontap.args(["-q", "--", "sh", "-c", show]);
         if unusual {
@@ -380,5 +384,87 @@ fn a_stop_request_while_reporting_cuts_the_ping_short() {
             .contains("SIGTERM arrived and the shutdown budget ran out"),
         "{}",
         out.stderr
+    );
+}
+
+#[test]
+fn orphans_are_adopted_by_crontap_run() {
+    // A background process whose parent shell has exited: its parent is now crontap-run.
+    let script = "(sleep 30 & echo $! > orphan); while [ ! -s orphan ]; do :; done; \
+                  o=$(cat orphan); p=$(awk '/^PPid:/ {print $2}' /proc/$o/status); kill $o; \
+                  [ \"$p\" = \"$PPID\" ] && echo adopted || echo \"parent $p, not $PPID\"";
+    let dir = tempfile::tempdir().unwrap();
+    let mut crontap = Crontap::new();
+    crontap.command().current_dir(dir.path());
+    let out = crontap.arg("-q").sh(script);
+    assert_eq!(out.stdout, "adopted\n");
+}
+
+#[test]
+fn stopped_members_of_the_group_get_sigcont_and_die() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("stopped");
+    let script = format!(
+        "sleep 999 & echo $! > {p}; kill -STOP $!; echo ready; wait",
+        p = pid_file.display()
+    );
+    let mut run = Crontap::new()
+        .args(["-q", "--", "sh", "-c", &script])
+        .start();
+    run.wait_for("ready");
+    run.signal(Signal::SIGTERM);
+    assert_eq!(run.finish().code, 143);
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(
+        eventually(Duration::from_secs(5), || !alive(pid.trim())),
+        "the stopped member survived"
+    );
+}
+
+#[test]
+fn sighup_is_forwarded_without_ending_the_job() {
+    let script = "trap 'echo reloaded' HUP; echo ready; i=0; while [ $i -lt 30 ]; do sleep 0.05; i=$((i+1)); done; echo finished";
+    let mut run = Crontap::new()
+        .args(["-q", "--kill-after", "1s", "--", "sh", "-c", script])
+        .start();
+    run.wait_for("ready");
+    run.signal(Signal::SIGHUP);
+    run.wait_for("reloaded");
+    let out = run.finish();
+    assert_eq!(out.code, 0, "a reload request must not lead to SIGKILL");
+    assert!(out.stdout.ends_with("finished\n"));
+}
+
+#[test]
+fn a_stop_request_is_honoured_while_a_reader_is_stuck() {
+    use std::os::fd::AsRawFd;
+    // crontap-run's stdout goes to a pipe nobody reads; the job fills it.
+    let (unread, writer) = std::io::pipe().unwrap();
+    let script = "head -c 10000000 /dev/zero";
+    let mut child = Crontap::new()
+        .args(["-q", "--timeout", "60s", "--", "sh", "-c", script])
+        .spawn(writer, std::process::Stdio::null());
+    // Ready when the pipe is full: crontap-run is then stuck writing to it.
+    let queued = || {
+        let mut n: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one int.
+        unsafe { libc::ioctl(unread.as_raw_fd(), libc::FIONREAD, &mut n) };
+        n
+    };
+    assert!(
+        eventually(Duration::from_secs(10), || queued() >= 65536),
+        "the pipe never filled"
+    );
+    let started = std::time::Instant::now();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
     );
 }

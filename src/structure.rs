@@ -153,7 +153,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         format!("{}{REDACTED};", &c[1])
     });
     replace(&mut text, &QUERY_PARAM, |c| format!("{}{REDACTED}", &c[1]));
-    replace(&mut text, &ASSIGNMENT, redact_assignment);
+    if let Cow::Owned(new) = redact_assignments(&text) {
+        text = Cow::Owned(new);
+    }
     text
 }
 
@@ -163,27 +165,44 @@ fn replace(text: &mut Cow<'_, str>, pattern: &Regex, with: impl Fn(&Captures<'_>
     }
 }
 
-fn redact_assignment(caps: &Captures<'_>) -> String {
-    let whole = &caps[0];
-    let name = &caps["name"];
+/// Scans for assignments one name at a time. A candidate whose name is not a secret's
+/// gives up only its name: what looked like its value is scanned again, since it may hold
+/// an assignment of its own (this keeps the result the same however often it is scrubbed).
+fn redact_assignments(text: &str) -> Cow<'_, str> {
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(caps) = ASSIGNMENT.captures_at(text, at) {
+        let Some(name) = caps.name("name") else { break };
+        match secret_value(&caps) {
+            Some(value) => {
+                out.push_str(&text[copied..value.start()]);
+                out.push_str(REDACTED);
+                copied = value.end();
+                at = value.end();
+            }
+            None => at = name.end(),
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// The value of an assignment whose name is a secret's, unless already redacted.
+fn secret_value<'t>(caps: &Captures<'t>) -> Option<regex::Match<'t>> {
+    let name = caps.name("name")?.as_str();
     // A `--flag value` pair only counts for flags; `word value` is just prose.
     let is_flag = caps.name("flag").is_some();
     if is_flag && !name.starts_with('-') || !names_a_secret(name) {
-        return whole.to_owned();
+        return None;
     }
     let value = ["dq", "sq", "bare", "flag"]
         .iter()
-        .find_map(|g| caps.name(g))
-        .expect("one value group matches");
-    if value.as_str().is_empty() || value.as_str() == REDACTED {
-        return whole.to_owned();
-    }
-    let start = value.start() - caps.get(0).expect("whole match").start();
-    format!(
-        "{}{REDACTED}{}",
-        &whole[..start],
-        &whole[start + value.len()..]
-    )
+        .find_map(|g| caps.name(g))?;
+    (!value.as_str().is_empty() && value.as_str() != REDACTED).then_some(value)
 }
 
 /// Whether a name (`DB_PASSWORD`, `apiKey`, `--auth-token`, `x.client_secret`) is that of

@@ -1,8 +1,9 @@
 //! Time to scrub and summarise a 64 KiB stderr tail, the failure path's main cost.
 //!
 //! Run with `cargo bench --bench summary`. Prints the median and the spread of repeated
-//! runs over three tails: ordinary log lines, log lines dense with secrets and personal
-//! data, and a long Java stack trace. The patterns are compiled once, during the very first
+//! runs over tails of ordinary log lines, log lines dense with secrets and personal data,
+//! pathological long lines (a PATH, `a=` repeated: once quadratic), and a long Java stack
+//! trace. The patterns are compiled once, during the very first
 //! run, which is shown separately.
 
 use std::time::{Duration, Instant};
@@ -51,6 +52,19 @@ fn main() {
                 )
             }),
         ),
+        (
+            "long PATH-like lines",
+            fill(|i| {
+                format!(
+                    "PATH={}",
+                    (0..400)
+                        .map(|j| format!("/opt/tool{i}x{j}/bin"))
+                        .collect::<Vec<_>>()
+                        .join(":")
+                )
+            }),
+        ),
+        ("`a=` repeated", "a=".repeat(TAIL / 2).into_bytes()),
         (
             "Java stack trace",
             fill(|i| {

@@ -49,6 +49,12 @@ type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
 fn skip_escape(chars: &mut Chars<'_>) {
     match chars.next() {
         Some('[') => skip_csi(chars),
+        // nF escapes such as `ESC ( B` (select character set, from `tput sgr0`):
+        // intermediate bytes, then one final byte.
+        Some(' '..='/') => {
+            while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
+            chars.next();
+        }
         Some(']' | 'P' | '^' | '_' | 'X') => {
             while let Some(c) = chars.next() {
                 if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
@@ -84,7 +90,20 @@ mod tests {
         assert_eq!(one_line("a\r\n\tb"), "a b");
         assert_eq!(one_line("safe\u{202e}txt.exe\u{2066}"), "safetxt.exe");
         assert_eq!(one_line("\u{9b}2Jclear"), "clear");
+        assert_eq!(
+            one_line("\x1b[1mERROR\x1b(B\x1b[m: disk full"),
+            "ERROR: disk full"
+        );
         assert_eq!(one_line("plain ü ✓"), "plain ü ✓");
         assert_eq!(super::keep_lines("a\x1b[31mb\r\nc\td\u{7}"), "ab\r\nc\td");
+    }
+
+    #[test]
+    fn strips_character_set_escapes() {
+        // `tput sgr0` ends with ESC ( B.
+        assert_eq!(
+            one_line("\x1b[1mERROR\x1b(B\x1b[m: disk full"),
+            "ERROR: disk full"
+        );
     }
 }

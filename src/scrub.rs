@@ -42,13 +42,29 @@ const SECRET_NAME_PARTS: &[&str] = &[
     "SESSION",
 ];
 
+/// Last parts of variable names that say where a secret is or how it is used, not what it
+/// is (`GOOGLE_APPLICATION_CREDENTIALS_FILE`, `AUTH_METHOD=password`).
+const NOT_A_SECRET_SUFFIX: &[&str] = &[
+    "FILE", "PATH", "DIR", "METHOD", "PROVIDER", "TYPE", "MODE", "KIND", "ENABLED", "REQUIRED",
+    "NAME",
+];
+
 /// Well-known variables whose names match [`SECRET_NAME_PARTS`] but hold no secret (the
-/// working directory, desktop session facts, the SSH agent's socket).
+/// working directory, desktop session facts, the SSH agent's socket), and names ending in
+/// [`NOT_A_SECRET_SUFFIX`].
 fn known_harmless(name: &str) -> bool {
-    matches!(
-        name,
-        "PWD" | "OLDPWD" | "SSH_AUTH_SOCK" | "XAUTHORITY" | "DESKTOP_SESSION" | "SESSION_MANAGER"
-    ) || name.starts_with("XDG_")
+    let suffix = name.rsplit('_').next().unwrap_or(name);
+    NOT_A_SECRET_SUFFIX.contains(&suffix)
+        || matches!(
+            name,
+            "PWD"
+                | "OLDPWD"
+                | "SSH_AUTH_SOCK"
+                | "XAUTHORITY"
+                | "DESKTOP_SESSION"
+                | "SESSION_MANAGER"
+        )
+        || name.starts_with("XDG_")
 }
 
 pub struct Scrubber {

@@ -95,8 +95,12 @@ const NOT_A_VALUE: &[&str] = &[
 ];
 
 static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*:(?:[a-z0-9+.\-]+:)?//)([^\s/?#@\[\]]+)@")
-        .expect("valid pattern")
+    // `user:password` may hold `/`, `#`, `?` and `@`: the user info ends at the `@` that is
+    // followed by a host (and port) and then the end of the authority.
+    Regex::new(
+        r#"(?im)\b([a-z][a-z0-9+.\-]*:(?:[a-z0-9+.\-]+:)?//)([^\s:/?#@\[\]]*:\S*?|[^\s/?#@\[\]]+)@((?:[a-z0-9.\-]+|\[[0-9a-f:.]+\])(?::\d+)?(?:[/?#\s,;'")]|$))"#,
+    )
+    .expect("valid pattern")
 });
 
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
@@ -113,44 +117,135 @@ static CURL_USER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `Password=…;` and `Pwd=…;` in connection strings, where a value may hold spaces.
 static CONNECTION_STRING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b((?:password|pwd)\s*=\s*)([^;\r\n\[][^;\r\n]*);").expect("valid pattern")
+    Regex::new(r"(?im)(;[\ \t]*|^|[\ \t])((?:password|pwd)\s*=\s*)([^;\r\n\[][^;\r\n]*)(;|$)")
+        .expect("valid pattern")
 });
 
 static QUERY_PARAM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)([?&;](?:access_token|refresh_token|id_token|auth_token|api_key|apikey|api-key|key|sig|signature|client_secret|code|password|passwd|token|secret|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)([^&;\s#'\x22<>\[][^&;\s#'\x22<>]*)",
+        r"(?i)([?&](?:access_token|refresh_token|id_token|auth_token|api_key|apikey|api-key|key|sig|signature|client_secret|code|password|passwd|token|secret|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)([^&;\s#'\x22<>\[][^&;\s#'\x22<>]*)",
     )
     .expect("valid pattern")
 });
 
-/// A name, its separator (with any quotes), and the value, quoted or bare. The name is
-/// judged in code ([`names_a_secret`]).
+/// A name and its separator: `=`, `:`, `=>` (with any quotes and spaces around them), or
+/// spaces (for `--flag value`). The name is judged in code ([`names_a_secret`]) and only
+/// then is its value read ([`value_end`]), so the regex never scans a value: the scan
+/// stays linear however long the line.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"(?x)
         (?P<name>--?[A-Za-z][\w.\-]*|[A-Za-z_][\w.\-]*)
-        (?P<sep>
-            "?\s*[:=]\s*"(?P<dq>[^"\n]*)"
-          | '?\s*[:=]\s*'(?P<sq>[^'\n]*)'
-          | ["']?[\ \t]*[:=][\ \t]*(?P<bare>[^\s"',;&\[\]\)\}][^\s"',;&\]\)\}]*)
-          | [\ \t]+(?P<flag>[^\s"'-][^\s"',;&]*)
-        )"#,
+        (?P<sep>\\?["']?[\ \t]*(?:=>|[:=])[\ \t]*|[\ \t]+)"#,
     )
     .expect("valid pattern")
 });
+
+/// Words that are not values but the start of a sentence about one (`password: must be at
+/// least 12 characters`, `token: missing`, `--password used`). Only bare values are checked.
+const NOT_SECRETS: &[&str] = &[
+    "must",
+    "missing",
+    "required",
+    "expired",
+    "invalid",
+    "incorrect",
+    "wrong",
+    "none",
+    "null",
+    "nil",
+    "used",
+    "empty",
+    "not",
+    "is",
+    "was",
+    "too",
+    "should",
+    "cannot",
+    "needs",
+    "changed",
+    "reset",
+    "updated",
+    "mismatch",
+    "true",
+    "false",
+    "set",
+    "unset",
+    "ok",
+    "rejected",
+    "denied",
+];
+
+/// Words that introduce the credential in an `Authorization` value.
+const AUTH_SCHEMES: &[&str] = &[
+    "bearer",
+    "basic",
+    "token",
+    "digest",
+    "negotiate",
+    "bot",
+    "apikey",
+];
+
+/// The value that starts at `start`, as a byte range: inside its quotes when quoted (also
+/// in escaped JSON, `\"…\"`, and in a list, `["…"]`), else up to white space or a
+/// closing bracket or comma. An authorization scheme word takes the credential after it
+/// along.
+fn value_span(text: &str, start: usize) -> (usize, usize) {
+    let mut pos = start;
+    if text[pos..].starts_with('[') && text[pos + 1..].starts_with(['"', '\'', '\\']) {
+        pos += 1;
+    }
+    if text[pos..].starts_with("\\\"") {
+        pos += 1;
+    }
+    if let Some(quote) = text[pos..]
+        .chars()
+        .next()
+        .filter(|c| *c == '"' || *c == '\'')
+    {
+        let inner = pos + 1;
+        let close = text[inner..]
+            .find([quote, '\n', '\\'])
+            .map_or(text.len(), |n| inner + n);
+        return (inner, close);
+    }
+    let bare_end = |from: usize| {
+        text[from..]
+            .find(|c: char| {
+                c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ';' | '}' | ')' | ']')
+            })
+            .map_or(text.len(), |n| from + n)
+    };
+    let end = bare_end(start);
+    if AUTH_SCHEMES
+        .iter()
+        .any(|scheme| text[start..end].eq_ignore_ascii_case(scheme))
+    {
+        let next = end + (text[end..].len() - text[end..].trim_start_matches([' ', '\t']).len());
+        if next > end && next < text.len() {
+            return (start, bare_end(next));
+        }
+    }
+    (start, end)
+}
 
 /// Replaces structurally placed credentials with [`REDACTED`].
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut text = Cow::Borrowed(text);
     replace(&mut text, &URL_USERINFO, |c| {
-        format!("{}{REDACTED}@", &c[1])
+        format!("{}{REDACTED}@{}", &c[1], &c[3])
     });
     replace(&mut text, &HEADER, |c| {
         format!("{}{}{REDACTED}", &c[1], &c[2])
     });
     replace(&mut text, &CURL_USER, |c| format!("{}{REDACTED}", &c[1]));
+    // Only between `;`s: a connection string, where the value may hold spaces.
     replace(&mut text, &CONNECTION_STRING, |c| {
-        format!("{}{REDACTED};", &c[1])
+        match (c[1].starts_with(';'), &c[4]) {
+            (false, "") => c[0].to_owned(),
+            _ => format!("{}{}{REDACTED}{}", &c[1], &c[2], &c[4]),
+        }
     });
     replace(&mut text, &QUERY_PARAM, |c| format!("{}{REDACTED}", &c[1]));
     if let Cow::Owned(new) = redact_assignments(&text) {
@@ -165,44 +260,42 @@ fn replace(text: &mut Cow<'_, str>, pattern: &Regex, with: impl Fn(&Captures<'_>
     }
 }
 
-/// Scans for assignments one name at a time. A candidate whose name is not a secret's
-/// gives up only its name: what looked like its value is scanned again, since it may hold
-/// an assignment of its own (this keeps the result the same however often it is scrubbed).
+/// Scans for assignments one name at a time and replaces the values of secrets' names.
 fn redact_assignments(text: &str) -> Cow<'_, str> {
     let mut out = String::new();
     let mut copied = 0;
     let mut at = 0;
     while let Some(caps) = ASSIGNMENT.captures_at(text, at) {
-        let Some(name) = caps.name("name") else { break };
-        match secret_value(&caps) {
-            Some(value) => {
-                out.push_str(&text[copied..value.start()]);
-                out.push_str(REDACTED);
-                copied = value.end();
-                at = value.end();
-            }
-            None => at = name.end(),
+        let (Some(name), Some(sep)) = (caps.name("name"), caps.name("sep")) else {
+            break;
+        };
+        at = name.end();
+        // `word value` is prose; only `--flag value` pairs count.
+        let spaced = sep.as_str().trim_matches([' ', '\t']).is_empty();
+        if spaced && !name.as_str().starts_with('-') || !names_a_secret(name.as_str()) {
+            continue;
         }
+        let (value_start, value_end) = value_span(text, sep.end());
+        let value = &text[value_start..value_end];
+        let quoted = value_start > 0 && text[..value_start].ends_with(['"', '\'']);
+        let prose = !quoted && NOT_SECRETS.iter().any(|w| value.eq_ignore_ascii_case(w));
+        if value.is_empty()
+            || prose
+            || text[value_start..].starts_with(REDACTED)
+            || value.starts_with('-')
+        {
+            continue;
+        }
+        out.push_str(&text[copied..value_start]);
+        out.push_str(REDACTED);
+        copied = value_end;
+        at = value_end;
     }
     if copied == 0 {
         return Cow::Borrowed(text);
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
-}
-
-/// The value of an assignment whose name is a secret's, unless already redacted.
-fn secret_value<'t>(caps: &Captures<'t>) -> Option<regex::Match<'t>> {
-    let name = caps.name("name")?.as_str();
-    // A `--flag value` pair only counts for flags; `word value` is just prose.
-    let is_flag = caps.name("flag").is_some();
-    if is_flag && !name.starts_with('-') || !names_a_secret(name) {
-        return None;
-    }
-    let value = ["dq", "sq", "bare", "flag"]
-        .iter()
-        .find_map(|g| caps.name(g))?;
-    (!value.as_str().is_empty() && value.as_str() != REDACTED).then_some(value)
 }
 
 /// Whether a name (`DB_PASSWORD`, `apiKey`, `--auth-token`, `x.client_secret`) is that of
@@ -373,6 +466,9 @@ mod tests {
             "primary_key=42 author=jane",
             "a password is required",
             "key=user_id value=7",
+            "validation failed: password: must be at least 12 characters",
+            "status: failed, token: missing",
+            "WARN deprecated option --password used",
         ] {
             assert_eq!(r(text), text);
         }
@@ -389,5 +485,54 @@ mod tests {
             let once = r(text);
             assert_eq!(r(&once), once, "{text}");
         }
+    }
+
+    #[test]
+    fn values_read_to_their_natural_end() {
+        assert_eq!(
+            r("authorization=Bearer lkwyla4szJxhvI3y next"),
+            "authorization=[REDACTED] next"
+        );
+        assert_eq!(
+            r("DJANGO_SECRET_KEY=StAZ&vl(Mz@B^k4o-pH1 ok"),
+            "DJANGO_SECRET_KEY=[REDACTED] ok"
+        );
+        assert_eq!(
+            r("Server=tcp:db;Password=Zx9!kq#Lm2$"),
+            "Server=tcp:db;Password=[REDACTED]"
+        );
+        assert_eq!(
+            r(r#"{"password"=>"hunter2pass", "a"=>1}"#),
+            r#"{"password"=>"[REDACTED]", "a"=>1}"#
+        );
+        assert_eq!(r("password => 'x y'"), "password => '[REDACTED]'");
+        assert_eq!(
+            r(r#"{\"password\":\"hunter2pass\"}"#),
+            r#"{\"password\":\"[REDACTED]\"}"#
+        );
+        assert_eq!(
+            r("mysql --password 'hunter2pass' -h db"),
+            "mysql --password '[REDACTED]' -h db"
+        );
+        assert_eq!(
+            r(r#"{"Authorization":["Basic dTpaeDkha3EjTG0yJA=="]}"#),
+            r#"{"Authorization":["[REDACTED]"]}"#
+        );
+    }
+
+    #[test]
+    fn passwords_with_url_characters() {
+        assert_eq!(
+            r("postgres://app:Zx9#kq/Lm2@db:5432/x"),
+            "postgres://[REDACTED]@db:5432/x"
+        );
+        assert_eq!(
+            r("mongodb://admin:p@ssw0rd@mongo:27017/db"),
+            "mongodb://[REDACTED]@mongo:27017/db"
+        );
+        assert_eq!(
+            r("see https://example.com/about for help"),
+            "see https://example.com/about for help"
+        );
     }
 }

@@ -75,7 +75,7 @@ patterns! {
         r"|[Ss]tack backtrace:$)",
     );
     // `{:>4}: ` as std prints it; anyhow's cause list is one column wider.
-    RUST_NUMBERED = r"^(?: {3}\d| {2}\d{2}| \d{3}|\d{4,}): \S";
+    RUST_NUMBERED = r"^(?: {3}\d| {2}\d{2}| \d{3}|\d{4,}):\s+(?:0x[0-9a-f]+ - )?\S";
     RUST_AT = r"^\s+at \S.*:\d+(?::\d+)?$";
     PHP_UNCAUGHT = r"^(?:\[[^\]]*\] )?(?:PHP )?Fatal error: +Uncaught \S";
     PHP_STACK = r"^(?:PHP )?Stack trace:$";

@@ -111,8 +111,11 @@ static HEADER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static CURL_USER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(\s(?:-u|--user|--proxy-user)(?:\s+|=))("[^"]*"|'[^']*'|\S+)"#)
-        .expect("valid pattern")
+    // Only `user:password`: `sudo -u postgres` names a user, nothing secret.
+    Regex::new(
+        r#"(\s(?:-u|--user|--proxy-user)(?:\s+|=))("[^"]*:[^"]*"|'[^']*:[^']*'|[^\s:]*:\S+)"#,
+    )
+    .expect("valid pattern")
 });
 
 /// `Password=…;` and `Pwd=…;` in connection strings, where a value may hold spaces.
@@ -533,6 +536,18 @@ mod tests {
         assert_eq!(
             r("see https://example.com/about for help"),
             "see https://example.com/about for help"
+        );
+    }
+
+    #[test]
+    fn user_flags_without_a_password_stay() {
+        assert_eq!(
+            r("sudo -u postgres pg_dump app"),
+            "sudo -u postgres pg_dump app"
+        );
+        assert_eq!(
+            r("curl -u 'deploy:a b' https://x"),
+            "curl -u [REDACTED] https://x"
         );
     }
 }

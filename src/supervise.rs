@@ -2,8 +2,8 @@
 //!
 //! The command is executed directly, never through a shell, as the leader of its own process
 //! group, with the signal state crontap-run inherited ([`signals::Inherited`]). stdin is
-//! inherited; stdout and stderr go through pipes to a [`Tee`] that passes them on unchanged
-//! and keeps a tail of each for the summary.
+//! inherited; stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged
+//! and keep a tail of each for the summary.
 //!
 //! While it runs, crontap-run forwards signals to the group ([`signals::FORWARDED`]),
 //! enforces `--timeout`, and reaps every child that ends: as PID 1 of a container every
@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::outcome::Outcome;
 use crate::signals::{self, Inherited};
-use crate::tee::{Stream, Tee};
+use crate::tee::{self, Stream, Tee};
 use crate::terminal::{self, Terminal};
 
 /// How long to keep reading output after the command exited: a background process it left
@@ -291,26 +291,28 @@ struct Output {
     copies: Copies,
 }
 
-struct Copies(Tee);
+/// One copy per stream: blocking reads, no `poll`.
+struct Copies {
+    stdout: Tee,
+    stderr: Tee,
+}
 
 impl Output {
     fn start() -> io::Result<Output> {
         let (stdout_r, stdout_w) = io::pipe()?;
         let (stderr_r, stderr_w) = io::pipe()?;
-        let tee = Tee::start(vec![
-            Stream {
-                source: stdout_r.into(),
-                sink: io::stdout().as_fd().try_clone_to_owned()?,
-            },
-            Stream {
-                source: stderr_r.into(),
-                sink: io::stderr().as_fd().try_clone_to_owned()?,
-            },
-        ])?;
+        let stdout = Tee::start(vec![Stream {
+            source: stdout_r.into(),
+            sink: io::stdout().as_fd().try_clone_to_owned()?,
+        }])?;
+        let stderr = Tee::start(vec![Stream {
+            source: stderr_r.into(),
+            sink: io::stderr().as_fd().try_clone_to_owned()?,
+        }])?;
         Ok(Output {
             stdout_w,
             stderr_w,
-            copies: Copies(tee),
+            copies: Copies { stdout, stderr },
         })
     }
 }
@@ -329,7 +331,9 @@ impl Copies {
             elapsed_ms = elapsed.as_millis() as u64,
             "command finished"
         );
-        let mut tails = self.0.finish(OUTPUT_GRACE).into_iter();
+        let mut tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE)
+            .into_iter()
+            .flatten();
         let stdout_tail = tails.next().unwrap_or_default();
         let stderr_tail = tails.next().unwrap_or_default();
         Finished {

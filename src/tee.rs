@@ -1,10 +1,9 @@
 //! Passes the command's stdout and stderr through to crontap-run's own, byte for byte, while
 //! keeping a bounded tail of each for the failure summary.
 //!
-//! One thread copies both pipes: it waits with `poll` and handles whichever is readable, so
-//! output reaches its destination as soon as the command writes it, and when stdout and
-//! stderr end up in one place (a terminal, cron's mail) their lines keep the order in which
-//! they became readable. Bytes go into the tail before they are written on, so a slow reader
+//! Each pipe has its own copying thread with blocking reads and writes (several pipes can
+//! also share one thread that waits with `poll`), so output reaches its destination as soon
+//! as the command writes it, with no more system calls than `cat` makes. Bytes go into the tail before they are written on, so a slow reader
 //! never hides the last line from the summary. A destination that is non-blocking is waited
 //! on, not given up on.
 //!
@@ -37,6 +36,8 @@ const PIPE_SIZE: i32 = 1024 * 1024;
 const STACK: usize = 128 * 1024;
 /// How often `finish` looks again while a slow reader is being written to.
 const RECHECK: Duration = Duration::from_millis(100);
+/// How long `finish` keeps passing output on once crontap-run has been told to stop.
+const STOP_DRAIN: Duration = Duration::from_millis(500);
 /// How long `finish` waits for a reader that takes nothing at all: what is left after the
 /// job ended is a few MiB at most, so a reader this slow is stuck.
 const STUCK_READER: Duration = Duration::from_secs(60);
@@ -112,20 +113,36 @@ impl Tee {
     /// command's (see the module notes), and returns the tail of each stream. Call it once
     /// the command has ended; a copy still running then is left to its thread.
     pub fn finish(self, grace: Duration) -> Vec<Vec<u8>> {
-        let start = Instant::now();
-        let (read_at_exit, waited_at_exit) = {
-            let shared = lock(&self.shared);
-            (shared.bytes_read, shared.waited_until(start))
-        };
+        finish_all(vec![self], grace)
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// What has been read and waited so far, the point the give-up rules count from.
+    fn mark(&self, now: Instant) -> (u64, Duration) {
+        let shared = lock(&self.shared);
+        (shared.bytes_read, shared.waited_until(now))
+    }
+
+    fn wait_until_done(
+        &self,
+        (read_at_exit, waited_at_exit): (u64, Duration),
+        start: Instant,
+        grace: Duration,
+    ) {
         loop {
             let wait = {
                 let shared = lock(&self.shared);
-                let waited = shared.waited_until(Instant::now()) - waited_at_exit;
+                let waited = shared
+                    .waited_until(Instant::now())
+                    .saturating_sub(waited_at_exit);
                 let others_output = shared.bytes_read - read_at_exit > self.in_flight;
-                // Told to stop: report now rather than wait for a reader.
-                let stop = crate::signals::stop_received().is_some();
+                // Told to stop: pass on what is at hand, but do not wait long for a reader.
+                let stop =
+                    crate::signals::stop_received().is_some() && start.elapsed() >= STOP_DRAIN;
                 if waited >= grace || others_output || stop || start.elapsed() >= STUCK_READER {
-                    break;
+                    return;
                 }
                 match shared.waiting_since {
                     Some(_) => grace - waited,
@@ -133,13 +150,26 @@ impl Tee {
                 }
             };
             match self.done.recv_timeout(wait) {
-                Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
                 Err(RecvTimeoutError::Timeout) => {}
             }
         }
-        let shared = lock(&self.shared);
-        shared.tails.iter().map(|t| t.bytes().to_vec()).collect()
     }
+}
+
+/// [`Tee::finish`] for several copies at once, their give-up rules counted from the same
+/// moment. Returns the tails of each copy's streams.
+pub fn finish_all(tees: Vec<Tee>, grace: Duration) -> Vec<Vec<Vec<u8>>> {
+    let start = Instant::now();
+    let marks: Vec<_> = tees.iter().map(|t| t.mark(start)).collect();
+    tees.into_iter()
+        .zip(marks)
+        .map(|(tee, mark)| {
+            tee.wait_until_done(mark, start, grace);
+            let shared = lock(&tee.shared);
+            shared.tails.iter().map(Tail::bytes).collect()
+        })
+        .collect()
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
@@ -152,55 +182,90 @@ fn pipe_capacity(fd: &OwnedFd) -> u64 {
 }
 
 fn copy(streams: Vec<Stream>, shared: &Mutex<Shared>) {
+    if let [stream] = streams.as_slice() {
+        return copy_one(stream, shared);
+    }
     let mut open: Vec<bool> = vec![true; streams.len()];
     let mut sink_ok: Vec<bool> = vec![true; streams.len()];
     let mut buf = vec![0u8; CHUNK];
+    // The poll set is rebuilt only when a stream ends; nothing is allocated per chunk.
     while open.contains(&true) {
-        let ready: Vec<usize> = {
-            let mut fds: Vec<PollFd<'_>> = Vec::new();
-            let mut which = Vec::new();
-            for (i, stream) in streams.iter().enumerate().filter(|(i, _)| open[*i]) {
-                fds.push(PollFd::new(stream.source.as_fd(), PollFlags::POLLIN));
-                which.push(i);
-            }
+        let which: Vec<usize> = (0..streams.len()).filter(|&i| open[i]).collect();
+        let mut fds: Vec<PollFd<'_>> = which
+            .iter()
+            .map(|&i| PollFd::new(streams[i].source.as_fd(), PollFlags::POLLIN))
+            .collect();
+        'same_set: loop {
             lock(shared).waiting_since = Some(Instant::now());
             let polled = poll(&mut fds, PollTimeout::NONE);
+            {
+                let mut state = lock(shared);
+                if let Some(since) = state.waiting_since.take() {
+                    state.waited += since.elapsed();
+                }
+            }
+            match polled {
+                Ok(_) => {}
+                Err(Errno::EINTR) => continue,
+                Err(_) => return,
+            }
+            for (k, &i) in which.iter().enumerate() {
+                if !fds[k].any().unwrap_or(true) {
+                    continue;
+                }
+                let n = match nix::unistd::read(&streams[i].source, &mut buf) {
+                    Ok(0) => {
+                        open[i] = false;
+                        continue;
+                    }
+                    Ok(n) => n,
+                    Err(Errno::EINTR | Errno::EAGAIN) => continue,
+                    Err(_) => {
+                        open[i] = false;
+                        continue;
+                    }
+                };
+                {
+                    let mut state = lock(shared);
+                    state.bytes_read += n as u64;
+                    state.tails[i].push(&buf[..n]);
+                }
+                if sink_ok[i] && write_all(&streams[i].sink, &buf[..n]).is_err() {
+                    sink_ok[i] = false;
+                }
+            }
+            if which.iter().any(|&i| !open[i]) {
+                break 'same_set;
+            }
+        }
+    }
+}
+
+/// The copy of a single stream: blocking reads, no `poll` (one system call less per chunk).
+fn copy_one(stream: &Stream, shared: &Mutex<Shared>) {
+    let mut buf = vec![0u8; CHUNK];
+    let mut sink_ok = true;
+    loop {
+        lock(shared).waiting_since = Some(Instant::now());
+        let read = nix::unistd::read(&stream.source, &mut buf);
+        let n = {
             let mut state = lock(shared);
             if let Some(since) = state.waiting_since.take() {
                 state.waited += since.elapsed();
             }
-            match polled {
-                Ok(_) => which
-                    .into_iter()
-                    .zip(&fds)
-                    .filter(|(_, fd)| fd.any().unwrap_or(true))
-                    .map(|(i, _)| i)
-                    .collect(),
-                Err(Errno::EINTR) => continue,
+            match read {
+                Ok(0) => return,
+                Ok(n) => {
+                    state.bytes_read += n as u64;
+                    state.tails[0].push(&buf[..n]);
+                    n
+                }
+                Err(Errno::EINTR | Errno::EAGAIN) => continue,
                 Err(_) => return,
             }
         };
-        for i in ready {
-            let n = match nix::unistd::read(&streams[i].source, &mut buf) {
-                Ok(0) => {
-                    open[i] = false;
-                    continue;
-                }
-                Ok(n) => n,
-                Err(Errno::EINTR | Errno::EAGAIN) => continue,
-                Err(_) => {
-                    open[i] = false;
-                    continue;
-                }
-            };
-            {
-                let mut state = lock(shared);
-                state.bytes_read += n as u64;
-                state.tails[i].push(&buf[..n]);
-            }
-            if sink_ok[i] && write_all(&streams[i].sink, &buf[..n]).is_err() {
-                sink_ok[i] = false;
-            }
+        if sink_ok && write_all(&stream.sink, &buf[..n]).is_err() {
+            sink_ok = false;
         }
     }
 }
@@ -224,26 +289,39 @@ fn write_all(fd: &OwnedFd, mut data: &[u8]) -> nix::Result<()> {
     Ok(())
 }
 
-/// The last [`TAIL_BYTES`] (up to twice that between compactions) of a stream.
+/// The last [`TAIL_BYTES`] of a stream, in a ring allocated on first use: each byte is
+/// copied once, whatever the volume.
 #[derive(Default)]
 struct Tail {
-    buf: Vec<u8>,
+    ring: Vec<u8>,
+    /// Where the next byte goes.
+    pos: usize,
+    /// Whether the ring has wrapped at least once.
+    full: bool,
 }
 
 impl Tail {
     fn push(&mut self, chunk: &[u8]) {
+        if self.ring.is_empty() {
+            self.ring = vec![0; TAIL_BYTES];
+        }
         // Only the end of a large chunk can matter.
         let chunk = &chunk[chunk.len().saturating_sub(TAIL_BYTES)..];
-        self.buf.extend_from_slice(chunk);
-        if self.buf.len() > 2 * TAIL_BYTES {
-            let excess = self.buf.len() - TAIL_BYTES;
-            self.buf.drain(..excess);
-        }
+        let first = chunk.len().min(TAIL_BYTES - self.pos);
+        self.ring[self.pos..self.pos + first].copy_from_slice(&chunk[..first]);
+        let rest = &chunk[first..];
+        self.ring[..rest.len()].copy_from_slice(rest);
+        let end = self.pos + chunk.len();
+        self.full |= end >= TAIL_BYTES;
+        self.pos = end % TAIL_BYTES;
     }
 
-    fn bytes(&self) -> &[u8] {
-        let start = self.buf.len().saturating_sub(TAIL_BYTES);
-        &self.buf[start..]
+    fn bytes(&self) -> Vec<u8> {
+        if self.full {
+            [&self.ring[self.pos..], &self.ring[..self.pos]].concat()
+        } else {
+            self.ring[..self.pos].to_vec()
+        }
     }
 }
 
@@ -271,10 +349,17 @@ mod tests {
         let mut tail = Tail::default();
         for i in 0..10_000u32 {
             tail.push(format!("line {i}\n").as_bytes());
-            assert!(tail.buf.len() <= 2 * TAIL_BYTES + 16);
+            assert_eq!(tail.ring.len(), TAIL_BYTES);
         }
+        assert!(tail.bytes().ends_with(b"line 9999\n"));
+        assert_eq!(tail.bytes().len(), TAIL_BYTES);
         tail.push(&data(100_000));
         assert_eq!(tail.bytes(), &data(100_000)[100_000 - TAIL_BYTES..]);
+        let mut short = Tail::default();
+        short.push(b"a");
+        short.push(b"bc");
+        assert_eq!(short.bytes(), b"abc");
+        assert!(Tail::default().bytes().is_empty());
     }
 
     /// A stream fed with `input` by a writer thread, copied into a pipe read by another

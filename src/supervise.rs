@@ -301,14 +301,14 @@ impl Output {
     fn start() -> io::Result<Output> {
         let (stdout_r, stdout_w) = io::pipe()?;
         let (stderr_r, stderr_w) = io::pipe()?;
-        let stdout = Tee::start(vec![Stream {
+        let stdout = Tee::start(Stream {
             source: stdout_r.into(),
             sink: io::stdout().as_fd().try_clone_to_owned()?,
-        }])?;
-        let stderr = Tee::start(vec![Stream {
+        })?;
+        let stderr = Tee::start(Stream {
             source: stderr_r.into(),
             sink: io::stderr().as_fd().try_clone_to_owned()?,
-        }])?;
+        })?;
         Ok(Output {
             stdout_w,
             stderr_w,
@@ -331,9 +331,7 @@ impl Copies {
             elapsed_ms = elapsed.as_millis() as u64,
             "command finished"
         );
-        let mut tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE)
-            .into_iter()
-            .flatten();
+        let mut tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE).into_iter();
         let stdout_tail = tails.next().unwrap_or_default();
         let stderr_tail = tails.next().unwrap_or_default();
         Finished {

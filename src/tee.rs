@@ -1,9 +1,9 @@
 //! Passes the command's stdout and stderr through to crontap-run's own, byte for byte, while
 //! keeping a bounded tail of each for the failure summary.
 //!
-//! Each pipe has its own copying thread with blocking reads and writes (several pipes can
-//! also share one thread that waits with `poll`), so output reaches its destination as soon
-//! as the command writes it, with no more system calls than `cat` makes. Bytes go into the tail before they are written on, so a slow reader
+//! Each pipe has its own copying thread with blocking reads and writes, so output reaches
+//! its destination as soon as the command writes it, with no more system calls than `cat`
+//! makes. Bytes go into the tail before they are written on, so a slow reader
 //! never hides the last line from the summary. A destination that is non-blocking is waited
 //! on, not given up on.
 //!
@@ -48,7 +48,7 @@ pub struct Stream {
     pub sink: OwnedFd,
 }
 
-/// A running copy of the command's output streams.
+/// A running copy of one of the command's output streams.
 pub struct Tee {
     shared: Arc<Mutex<Shared>>,
     done: mpsc::Receiver<()>,
@@ -58,7 +58,7 @@ pub struct Tee {
 
 #[derive(Default)]
 struct Shared {
-    tails: Vec<Tail>,
+    tail: Tail,
     bytes_read: u64,
     /// Time spent waiting for input, finished waits only.
     waited: Duration,
@@ -76,30 +76,22 @@ impl Shared {
 }
 
 impl Tee {
-    /// Starts copying `streams` on a new thread.
-    pub fn start(streams: Vec<Stream>) -> io::Result<Tee> {
-        for stream in &streams {
-            // Best effort: a smaller pipe only costs some speed.
-            let _ = nix::fcntl::fcntl(
-                &stream.source,
-                nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_SIZE),
-            );
-        }
-        let in_flight = streams
-            .iter()
-            .map(|s| pipe_capacity(&s.source) + CHUNK as u64)
-            .sum();
-        let shared = Arc::new(Mutex::new(Shared {
-            tails: streams.iter().map(|_| Tail::default()).collect(),
-            ..Shared::default()
-        }));
+    /// Starts copying `stream` on a new thread.
+    pub fn start(stream: Stream) -> io::Result<Tee> {
+        // Best effort: a smaller pipe only costs some speed.
+        let _ = nix::fcntl::fcntl(
+            &stream.source,
+            nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_SIZE),
+        );
+        let in_flight = pipe_capacity(&stream.source) + CHUNK as u64;
+        let shared = Arc::new(Mutex::new(Shared::default()));
         let (tx, done) = mpsc::channel();
         let copy_shared = Arc::clone(&shared);
         thread::Builder::new()
             .name("output".to_owned())
             .stack_size(STACK)
             .spawn(move || {
-                copy(streams, &copy_shared);
+                copy(&stream, &copy_shared);
                 let _ = tx.send(());
             })?;
         Ok(Tee {
@@ -112,11 +104,8 @@ impl Tee {
     /// Waits until the output has been passed on, or until what is left is clearly not the
     /// command's (see the module notes), and returns the tail of each stream. Call it once
     /// the command has ended; a copy still running then is left to its thread.
-    pub fn finish(self, grace: Duration) -> Vec<Vec<u8>> {
-        finish_all(vec![self], grace)
-            .into_iter()
-            .flatten()
-            .collect()
+    pub fn finish(self, grace: Duration) -> Vec<u8> {
+        finish_all(vec![self], grace).pop().unwrap_or_default()
     }
 
     /// What has been read and waited so far, the point the give-up rules count from.
@@ -158,16 +147,15 @@ impl Tee {
 }
 
 /// [`Tee::finish`] for several copies at once, their give-up rules counted from the same
-/// moment. Returns the tails of each copy's streams.
-pub fn finish_all(tees: Vec<Tee>, grace: Duration) -> Vec<Vec<Vec<u8>>> {
+/// moment. Returns the tail of each.
+pub fn finish_all(tees: Vec<Tee>, grace: Duration) -> Vec<Vec<u8>> {
     let start = Instant::now();
     let marks: Vec<_> = tees.iter().map(|t| t.mark(start)).collect();
     tees.into_iter()
         .zip(marks)
         .map(|(tee, mark)| {
             tee.wait_until_done(mark, start, grace);
-            let shared = lock(&tee.shared);
-            shared.tails.iter().map(Tail::bytes).collect()
+            lock(&tee.shared).tail.bytes()
         })
         .collect()
 }
@@ -181,68 +169,8 @@ fn pipe_capacity(fd: &OwnedFd) -> u64 {
     nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_GETPIPE_SZ).map_or(64 * 1024, |n| n as u64)
 }
 
-fn copy(streams: Vec<Stream>, shared: &Mutex<Shared>) {
-    if let [stream] = streams.as_slice() {
-        return copy_one(stream, shared);
-    }
-    let mut open: Vec<bool> = vec![true; streams.len()];
-    let mut sink_ok: Vec<bool> = vec![true; streams.len()];
-    let mut buf = vec![0u8; CHUNK];
-    // The poll set is rebuilt only when a stream ends; nothing is allocated per chunk.
-    while open.contains(&true) {
-        let which: Vec<usize> = (0..streams.len()).filter(|&i| open[i]).collect();
-        let mut fds: Vec<PollFd<'_>> = which
-            .iter()
-            .map(|&i| PollFd::new(streams[i].source.as_fd(), PollFlags::POLLIN))
-            .collect();
-        'same_set: loop {
-            lock(shared).waiting_since = Some(Instant::now());
-            let polled = poll(&mut fds, PollTimeout::NONE);
-            {
-                let mut state = lock(shared);
-                if let Some(since) = state.waiting_since.take() {
-                    state.waited += since.elapsed();
-                }
-            }
-            match polled {
-                Ok(_) => {}
-                Err(Errno::EINTR) => continue,
-                Err(_) => return,
-            }
-            for (k, &i) in which.iter().enumerate() {
-                if !fds[k].any().unwrap_or(true) {
-                    continue;
-                }
-                let n = match nix::unistd::read(&streams[i].source, &mut buf) {
-                    Ok(0) => {
-                        open[i] = false;
-                        continue;
-                    }
-                    Ok(n) => n,
-                    Err(Errno::EINTR | Errno::EAGAIN) => continue,
-                    Err(_) => {
-                        open[i] = false;
-                        continue;
-                    }
-                };
-                {
-                    let mut state = lock(shared);
-                    state.bytes_read += n as u64;
-                    state.tails[i].push(&buf[..n]);
-                }
-                if sink_ok[i] && write_all(&streams[i].sink, &buf[..n]).is_err() {
-                    sink_ok[i] = false;
-                }
-            }
-            if which.iter().any(|&i| !open[i]) {
-                break 'same_set;
-            }
-        }
-    }
-}
-
-/// The copy of a single stream: blocking reads, no `poll` (one system call less per chunk).
-fn copy_one(stream: &Stream, shared: &Mutex<Shared>) {
+/// The copy itself: blocking reads and writes, as `cat` does them.
+fn copy(stream: &Stream, shared: &Mutex<Shared>) {
     let mut buf = vec![0u8; CHUNK];
     let mut sink_ok = true;
     loop {
@@ -257,7 +185,7 @@ fn copy_one(stream: &Stream, shared: &Mutex<Shared>) {
                 Ok(0) => return,
                 Ok(n) => {
                     state.bytes_read += n as u64;
-                    state.tails[0].push(&buf[..n]);
+                    state.tail.push(&buf[..n]);
                     n
                 }
                 Err(Errno::EINTR | Errno::EAGAIN) => continue,
@@ -372,10 +300,10 @@ mod tests {
     ) -> (Tee, thread::JoinHandle<Vec<u8>>) {
         let (source, mut feed) = io::pipe().unwrap();
         let (mut out, sink) = io::pipe().unwrap();
-        let tee = Tee::start(vec![Stream {
+        let tee = Tee::start(Stream {
             source: source.into(),
             sink: sink.into(),
-        }])
+        })
         .unwrap();
         thread::spawn(move || feed.write_all(&input).unwrap());
         let reader = thread::spawn(move || {
@@ -394,7 +322,7 @@ mod tests {
         let (tee, reader) = run(data(300_000), Duration::ZERO, false);
         let tails = tee.finish(GRACE);
         assert!(reader.join().unwrap() == data(300_000));
-        assert_eq!(tails[0], data(300_000)[300_000 - TAIL_BYTES..]);
+        assert_eq!(tails, data(300_000)[300_000 - TAIL_BYTES..]);
     }
 
     #[test]
@@ -410,43 +338,40 @@ mod tests {
         let (source, mut feed) = io::pipe().unwrap();
         let (out, sink) = io::pipe().unwrap();
         drop(out);
-        let tee = Tee::start(vec![Stream {
+        let tee = Tee::start(Stream {
             source: source.into(),
             sink: sink.into(),
-        }])
+        })
         .unwrap();
         // Far more than a pipe holds: this only finishes if the copy keeps reading.
         feed.write_all(&data(1_000_000)).unwrap();
         drop(feed);
-        assert_eq!(
-            tee.finish(GRACE)[0],
-            data(1_000_000)[1_000_000 - TAIL_BYTES..]
-        );
+        assert_eq!(tee.finish(GRACE), data(1_000_000)[1_000_000 - TAIL_BYTES..]);
     }
 
     #[test]
     fn gives_up_on_a_pipe_held_open_and_quiet() {
         let (source, mut feed) = io::pipe().unwrap();
-        let tee = Tee::start(vec![Stream {
+        let tee = Tee::start(Stream {
             source: source.into(),
             sink: null(),
-        }])
+        })
         .unwrap();
         feed.write_all(b"started\n").unwrap();
         let started = Instant::now();
         let tails = tee.finish(GRACE);
         assert!(started.elapsed() < Duration::from_secs(5));
-        assert_eq!(tails[0], b"started\n");
+        assert_eq!(tails, b"started\n");
         drop(feed);
     }
 
     #[test]
     fn gives_up_on_a_pipe_held_open_and_chatty() {
         let (source, mut feed) = io::pipe().unwrap();
-        let tee = Tee::start(vec![Stream {
+        let tee = Tee::start(Stream {
             source: source.into(),
             sink: null(),
-        }])
+        })
         .unwrap();
         // A background process that writes a little now and then, for ever.
         thread::spawn(move || {

@@ -118,6 +118,15 @@ static CURL_USER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid pattern")
 });
 
+/// `-p` passwords of tools that take them on the command line: `mysql -pSECRET`,
+/// `docker login -u me -p SECRET`, `sshpass -p SECRET`.
+static DASH_P: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p)([^\s\-\[][^\s]*)|(\b(?:(?:docker|podman|buildah|nerdctl)\s+(?:\S+\s+)*?login|sshpass)\b[^\n]*?\s-p\s+)([^\s\-\[][^\s]*)",
+    )
+    .expect("valid pattern")
+});
+
 /// `Password=…;` and `Pwd=…;` in connection strings, where a value may hold spaces.
 static CONNECTION_STRING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?im)(;[\ \t]*|^|[\ \t])((?:password|pwd)\s*=\s*)([^;\r\n\[][^;\r\n]*)(;|$)")
@@ -243,6 +252,10 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         format!("{}{}{REDACTED}", &c[1], &c[2])
     });
     replace(&mut text, &CURL_USER, |c| format!("{}{REDACTED}", &c[1]));
+    replace(&mut text, &DASH_P, |c| {
+        let before = c.get(1).or(c.get(3)).map_or("", |m| m.as_str());
+        format!("{before}{REDACTED}")
+    });
     // Only between `;`s: a connection string, where the value may hold spaces.
     replace(&mut text, &CONNECTION_STRING, |c| {
         match (c[1].starts_with(';'), &c[4]) {
@@ -549,5 +562,23 @@ mod tests {
             r("curl -u 'deploy:a b' https://x"),
             "curl -u [REDACTED] https://x"
         );
+    }
+
+    #[test]
+    fn command_line_passwords() {
+        assert_eq!(
+            r("mysql -uroot -phunter2pass app"),
+            "mysql -uroot -p[REDACTED] app"
+        );
+        assert_eq!(
+            r("docker login -u deploy -p hunter2pass registry"),
+            "docker login -u deploy -p [REDACTED] registry"
+        );
+        assert_eq!(
+            r("sshpass -p hunter2pass ssh host"),
+            "sshpass -p [REDACTED] ssh host"
+        );
+        assert_eq!(r("mysql -p -h db"), "mysql -p -h db");
+        assert_eq!(r("grep -p pattern file"), "grep -p pattern file");
     }
 }

@@ -142,7 +142,7 @@ static QUERY_PARAM: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A name and its separator: `=`, `:`, `=>` (with any quotes and spaces around them), or
 /// spaces (for `--flag value`). The name is judged in code ([`names_a_secret`]) and only
-/// then is its value read ([`value_end`]), so the regex never scans a value: the scan
+/// then is its value read ([`value_span`]), so the regex never scans a value: the scan
 /// stays linear however long the line.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(

@@ -1,23 +1,26 @@
-//! One invocation from start to finish: configure, run the command, report, choose the exit
-//! status.
+//! One invocation from start to finish: configure, take the state the run asks for, run the
+//! command (again, with `--retries`), record and report, choose the exit status.
 //!
 //! Monitoring never breaks the job: the command starts before any network work, and
-//! nothing that happens to the report changes the exit status.
+//! nothing that happens to the report or to the state store after the command ran changes
+//! the exit status.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 
-use crate::cli::Cli;
-use crate::config::{self, Config};
-use crate::heartbeat::{Heartbeat, HeartbeatUrl};
-use crate::ping;
-use crate::scrub::Scrubber;
+use crate::cli::{Cli, Command};
+use crate::config::{self, Config, HistoryConfig};
+use crate::heartbeat::Heartbeat;
+use crate::history::{self, Entry, PingResult, RunResult};
+use crate::outcome::HumanDuration;
+use crate::report::Report;
 use crate::signals;
-use crate::summary;
-use crate::supervise::{self, ChildSpec, Finished};
+use crate::state::{self, Admission, Plan};
+use crate::supervise::{ChildSpec, Finished, Supervisor};
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
@@ -26,123 +29,203 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     };
     let env = |name: &str| std::env::var_os(name);
     config::log_settings(&cli, env)?.init();
-    let Config {
-        command,
-        heartbeat,
-        env_remove,
-        limits,
-        ping,
-        msg_max,
-        dry_run,
-    } = Config::new(cli, env)?;
-
-    if let (Heartbeat::Missing(why), false) = (&heartbeat, dry_run) {
-        tracing::warn!(
-            "no heartbeat URL configured ({why}); the command runs but nothing is reported"
-        );
+    match cli.subcommand {
+        Some(Command::History(args)) => print_history(&HistoryConfig::new(args, env)?),
+        None => run(Config::new(cli.run, cli.command, env)?),
     }
+}
 
+fn run(config: Config) -> Result<ExitCode> {
+    let url = match &config.heartbeat {
+        Heartbeat::Configured(url) => Some(url),
+        Heartbeat::Missing(why) => {
+            if !config.dry_run {
+                tracing::warn!(
+                    "no heartbeat URL configured ({why}); the command runs but nothing is reported"
+                );
+            }
+            None
+        }
+    };
     let run_id = uuid::Uuid::new_v4().to_string();
-    tracing::debug!(%run_id, "starting the command");
-    let (program, args) = command.split_first().context("no command given")?;
-    let finished = supervise::run(
-        &ChildSpec {
-            program,
-            args,
-            env_remove: &env_remove,
-            env_set: vec![
-                ("CRONTAP_RUN_ID", run_id),
-                ("CRONTAP_ATTEMPT", "1".to_owned()),
-            ],
+    let started = SystemTime::now();
+    let mut record = config.state.as_ref().map(|plan| Record {
+        plan,
+        run_id: &run_id,
+        started,
+        key: None,
+    });
+
+    let held = match &mut record {
+        None => None,
+        Some(record) => match state::admit(record.plan, &run_id, started) {
+            Ok(Admission::Run(held)) => {
+                record.key = held.key().map(str::to_owned);
+                Some(held)
+            }
+            Ok(Admission::Skip(reason)) => {
+                tracing::info!("skipped: {reason}");
+                record.append(
+                    RunResult::Skipped,
+                    None,
+                    0,
+                    PingResult::NotSent,
+                    Some(reason),
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            Err(err) => {
+                // The job cannot run as asked; say so where the operator looks.
+                let report = Report::not_run(&err, url, config.msg_max);
+                report.deliver(url, config.ping, config.dry_run);
+                return Err(err);
+            }
         },
-        limits,
-    )?;
+    };
+
+    tracing::debug!(%run_id, "starting the command");
+    let (program, args) = config.command.split_first().context("no command given")?;
+    let mut env_set = vec![("CRONTAP_RUN_ID", run_id.clone())];
+    if let Some(key) = held.as_ref().and_then(|h| h.key()) {
+        env_set.push(("CRONTAP_IDEMPOTENCY_KEY", key.to_owned()));
+    }
+    let spec = ChildSpec {
+        program,
+        args,
+        env_remove: &config.env_remove,
+        env_set,
+        dies_with_crontap: held.is_some(),
+    };
+    let (finished, attempt, stop_signal) = run_attempts(&config, spec)?;
+    let succeeded = finished.outcome.is_success();
+
+    // Recorded before the ping, so that a slow ping never holds up the next run.
+    if let Some(held) = held
+        && let Err(err) = held.finish(succeeded)
+    {
+        tracing::error!("cannot record the run's result in the state store: {err:#}");
+    }
 
     // Told to stop (by systemd, Kubernetes, `kill`): report quickly, well inside the grace
     // period the sender allows before it kills crontap-run.
-    let ping = match finished.stop_signal {
+    let ping = match stop_signal {
         Some(signal) => {
             tracing::debug!(
                 signal = signal.as_str(),
                 "stop requested; using the shutdown ping budget"
             );
-            ping.within(signals::SHUTDOWN_BUDGET)
+            config.ping.within(signals::SHUTDOWN_BUDGET)
         }
-        None => ping,
+        None => config.ping,
     };
-
-    let url = match &heartbeat {
-        Heartbeat::Configured(url) => Some(url),
-        Heartbeat::Missing(_) => None,
-    };
-    let report = Report::new(&finished, url, msg_max);
-    match url {
-        _ if dry_run => report.print_dry_run(url),
-        Some(url) => report.send(url, ping),
-        None => {}
+    let attempts = config.retry.attempts();
+    let report = Report::new(
+        &finished,
+        (attempts > 1).then_some((attempt, attempts)),
+        url,
+        config.msg_max,
+    );
+    let pinged = report.deliver(url, ping, config.dry_run);
+    if let Some(record) = &record {
+        let result = match succeeded {
+            true => RunResult::Succeeded,
+            false => RunResult::Failed,
+        };
+        let exit = Some(finished.outcome.exit_code());
+        let msg = report.message().map(str::to_owned);
+        record.append(result, exit, attempt, pinged, msg);
     }
     Ok(ExitCode::from(finished.outcome.exit_code()))
 }
 
-/// What is sent for a finished run: nothing extra on success, the summary on failure.
-enum Report {
-    Success,
-    Failure(String),
+/// Runs the command until an attempt succeeds or the retry policy says stop. Returns the
+/// last attempt, its number, and the stop signal crontap-run received, if any.
+fn run_attempts(
+    config: &Config,
+    mut spec: ChildSpec<'_>,
+) -> Result<(Finished, u32, Option<nix::sys::signal::Signal>)> {
+    let supervisor = Supervisor::new()?;
+    let policy = &config.retry;
+    let mut attempt = 1;
+    spec.env_set.push(("CRONTAP_ATTEMPT", String::new()));
+    loop {
+        if let Some((_, value)) = spec.env_set.last_mut() {
+            *value = attempt.to_string();
+        }
+        let finished = supervisor.run(&spec, config.limits)?;
+        let stop = finished.stop_signal.or_else(signals::stop_received);
+        if !policy.should_retry(attempt, &finished.outcome, stop.is_some()) {
+            return Ok((finished, attempt, stop));
+        }
+        let wait = policy.wait_after(attempt);
+        tracing::debug!(
+            "attempt {attempt} of {} failed ({}); retrying in {}",
+            policy.attempts(),
+            finished.outcome.describe(finished.elapsed),
+            HumanDuration(wait)
+        );
+        if let Some(signal) = supervisor.pause(wait) {
+            tracing::debug!(
+                signal = signal.as_str(),
+                "told to stop while waiting; no more attempts"
+            );
+            return Ok((finished, attempt, Some(signal)));
+        }
+        attempt += 1;
+    }
 }
 
-impl Report {
-    fn new(finished: &Finished, url: Option<&HeartbeatUrl>, msg_max: usize) -> Report {
-        if finished.outcome.is_success() {
-            return Report::Success;
-        }
-        let scrubber = Scrubber::new(
-            url.map(HeartbeatUrl::secrets).unwrap_or_default(),
-            std::env::vars_os(),
-        );
-        Report::Failure(summary::failure_message(
-            &finished.outcome,
-            finished.elapsed,
-            &finished.stdout_tail,
-            &finished.stderr_tail,
-            &scrubber,
-            msg_max,
-        ))
-    }
+/// A history entry in the making, for runs that use state.
+struct Record<'a> {
+    plan: &'a Plan,
+    run_id: &'a str,
+    started: SystemTime,
+    key: Option<String>,
+}
 
-    fn send(&self, url: &HeartbeatUrl, policy: ping::Policy) {
-        let target = match self {
-            Report::Success => url.success(),
-            Report::Failure(msg) => url.failure(msg),
+impl Record<'_> {
+    fn append(
+        &self,
+        result: RunResult,
+        exit: Option<u8>,
+        attempts: u32,
+        ping: PingResult,
+        msg: Option<String>,
+    ) {
+        let Ok(dir) = &self.plan.dir else { return };
+        let ended = SystemTime::now();
+        let duration = ended.duration_since(self.started).unwrap_or(Duration::ZERO);
+        let entry = Entry {
+            run_id: self.run_id.to_owned(),
+            job: self.plan.job.clone(),
+            key: self.key.clone(),
+            started: humantime::format_rfc3339_millis(self.started).to_string(),
+            ended: humantime::format_rfc3339_millis(ended).to_string(),
+            duration_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
+            result,
+            exit,
+            attempts,
+            ping,
+            msg,
         };
-        let host = url.host();
-        match ping::send(target, policy) {
-            Ok(attempts) => tracing::debug!(%host, attempts, "heartbeat sent"),
-            Err(err) => {
-                // The reason comes from the HTTP stack; scrub it in case it ever quotes the URL.
-                let reason = Scrubber::new(url.secrets(), []).scrub(&err.to_string());
-                tracing::error!("ping to {host} failed: {reason}");
-            }
+        if let Err(err) = history::append(dir, &entry) {
+            tracing::error!("cannot record the run in its history: {err:#}");
         }
     }
+}
 
-    /// Prints the request that would have been sent, the URL shown as `scheme://host/…` and
-    /// the message in clear.
-    fn print_dry_run(&self, url: Option<&HeartbeatUrl>) {
-        let (base, note) = match url {
-            Some(url) => (url.redacted(), ""),
-            None => (
-                "<heartbeat URL>".to_owned(),
-                " (no heartbeat URL configured)",
-            ),
-        };
-        let request = match self {
-            Report::Success => format!("GET {base}"),
-            Report::Failure(msg) => format!("GET {base}/fail?msg={msg}"),
-        };
-        // A closed stderr is no reason to fail the run.
-        let _ = writeln!(
-            io::stderr(),
-            "crontap-run: dry run{note}, nothing sent; would send: {request}"
-        );
+fn print_history(config: &HistoryConfig) -> Result<ExitCode> {
+    let entries = history::read(&config.dir, config.job.as_deref(), config.limit)?;
+    let mut out = io::stdout().lock();
+    let written = match config.json {
+        true => history::write_json(&mut out, &entries),
+        false => history::write_table(&mut out, &entries),
+    };
+    match written.and_then(|()| out.flush()) {
+        // `| head` closing the pipe is not an error.
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
+            Err(err).context("cannot print the history")
+        }
+        _ => Ok(ExitCode::SUCCESS),
     }
 }

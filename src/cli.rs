@@ -43,7 +43,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print recent runs of stateful jobs (not yet supported).
+    /// Print recent runs of stateful jobs, oldest first.
     History(HistoryArgs),
 }
 
@@ -53,13 +53,18 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "NAME", env = "CRONTAP_JOB")]
     pub job: Option<String>,
 
-    /// How many runs to show.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub limit: Option<u32>,
+    /// How many runs to show: the most recent N.
+    #[arg(long, value_name = "N", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub limit: u32,
 
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// The state directory the runs were recorded in [default: as for running a job].
+    #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -98,40 +103,42 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u16).range(32..=2048))]
     pub msg_max: u16,
 
-    /// Run the command again after a failure, up to N more times (0 to 5) (not yet supported).
+    /// Run the command again after a failure, up to N more times (0 to 5).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=5))]
     pub retries: Option<u8>,
 
-    /// First wait between attempts, doubling each time [default: 30s] (not yet supported).
+    /// First wait between attempts, doubling each time up to 1h [default: 30s].
     #[arg(long, value_name = "DUR", value_parser = duration)]
     pub retry_delay: Option<Duration>,
 
-    /// Only retry these exit statuses, e.g. `1,75` [default: any failure] (not yet supported).
+    /// Only retry these exit statuses, e.g. `1,75` [default: any failure but 126 and 127].
     #[arg(long, value_name = "CODES", value_delimiter = ',',
           value_parser = clap::value_parser!(u8).range(1..=255))]
     pub retry_on_exit: Vec<u8>,
 
-    /// Stable name of the job for locks, keys and history [default: derived from the command] (not yet supported).
+    /// Stable name of the job for locks, keys and history [default: derived from the command].
     #[arg(long, value_name = "NAME", env = "CRONTAP_JOB")]
     pub job: Option<String>,
 
-    /// Skip this run if the same job is still running (not yet supported).
+    /// Skip this run (exit 0, no ping) if the same job is still running.
     #[arg(long)]
     pub no_overlap: bool,
 
-    /// Run at most once successfully per period, aligned to UTC (e.g. 1d, 15m) (not yet supported).
+    /// Run at most once successfully per period aligned to UTC (1d starts at 00:00 UTC).
     #[arg(long, value_name = "DUR", value_parser = duration, conflicts_with = "idempotency_key")]
     pub once_per: Option<Duration>,
 
-    /// Explicit idempotency key instead of --once-per (not yet supported).
+    /// Run at most once successfully for this key (instead of --once-per).
     #[arg(long, value_name = "KEY")]
     pub idempotency_key: Option<String>,
 
-    /// Where locks, keys and history live (not yet supported).
+    /// Where locks, keys and history live [default: /var/lib/crontap-run for root, else
+    /// $XDG_STATE_HOME/crontap-run or ~/.local/state/crontap-run].
     #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
 
-    /// Shared state store for several hosts: file://, postgres:// or redis:// URL (not yet supported).
+    /// State store URL: file:///DIR (same as --state-dir); postgres:// and redis:// are not
+    /// yet supported.
     #[arg(
         long,
         value_name = "URL",

@@ -1,19 +1,23 @@
 //! Turns the parsed command line and environment into one validated [`Config`].
 //!
 //! Every check that can fail on bad input happens here, before the command starts, and
-//! fails with one line naming the option (exit 125). Options whose behaviour a later
-//! release completes are parsed and validated too, then refused as not yet supported, so
-//! nobody relies on an option that does nothing.
+//! fails with one line naming the option (exit 125). A state store that a later release
+//! adds (PostgreSQL, Redis) is refused as not yet supported, so nobody relies on an option
+//! that does nothing.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
-use crate::cli::{Cli, RunArgs};
+use crate::cli::{Cli, HistoryArgs, RunArgs};
 use crate::heartbeat::{self, Heartbeat};
+use crate::job;
 use crate::log;
 use crate::ping;
+use crate::retry;
+use crate::state::{self, disk};
 use crate::supervise;
 
 /// `--kill-after` when not given.
@@ -35,8 +39,19 @@ pub struct Config {
     pub env_remove: Vec<String>,
     pub limits: supervise::Limits,
     pub ping: ping::Policy,
+    pub retry: retry::Policy,
+    /// The lock and key asked for; `None` when no state feature is in use (or a dry run).
+    pub state: Option<state::Plan>,
     pub msg_max: usize,
     pub dry_run: bool,
+}
+
+/// What `crontap-run history` prints.
+pub struct HistoryConfig {
+    pub dir: PathBuf,
+    pub job: Option<String>,
+    pub limit: usize,
+    pub json: bool,
 }
 
 /// The log settings alone, read first so that errors found later are logged in the chosen
@@ -48,15 +63,12 @@ pub fn log_settings(cli: &Cli, env: impl Fn(&str) -> Option<OsString>) -> Result
 }
 
 impl Config {
-    /// Validates `cli`; `env` looks up environment variables.
-    pub fn new(cli: Cli, env: impl Fn(&str) -> Option<OsString>) -> Result<Config> {
-        if cli.subcommand.is_some() {
-            bail!("the history command is not yet supported by this version of crontap-run");
-        }
-        let args = cli.run;
-        validate_later_options(&args)?;
-        refuse_later_options(&args)?;
-
+    /// Validates the options of a run; `env` looks up environment variables.
+    pub fn new(
+        args: RunArgs,
+        command: Vec<OsString>,
+        env: impl Fn(&str) -> Option<OsString>,
+    ) -> Result<Config> {
         if args.url_env.is_empty() || args.url_env.contains(['=', '\0']) {
             bail!("--url-env must name an environment variable");
         }
@@ -66,6 +78,8 @@ impl Config {
         if args.ping_budget > MAX_PING_BUDGET {
             bail!("--ping-budget must be at most 15m");
         }
+        let retry = retry_policy(&args)?;
+        let state = state_plan(&args, &command, &env)?;
 
         let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, &env)?;
 
@@ -75,7 +89,7 @@ impl Config {
         }
 
         Ok(Config {
-            command: cli.command,
+            command,
             heartbeat,
             env_remove,
             limits: supervise::Limits {
@@ -87,29 +101,60 @@ impl Config {
                 retries: args.ping_retries,
                 budget: args.ping_budget,
             },
+            retry,
+            // A dry run changes nothing on disk: it would otherwise mark a period as done.
+            state: state.filter(|_| !args.dry_run),
             msg_max: usize::from(args.msg_max),
             dry_run: args.dry_run,
         })
     }
 }
 
-/// Checks on options that a later release implements, beyond what clap checks, so that bad
-/// values are reported as such rather than as "not yet supported".
-fn validate_later_options(args: &RunArgs) -> Result<()> {
-    if let Some(job) = &args.job {
-        let ok = (1..=128).contains(&job.len())
-            && job
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-        if !ok {
-            bail!("--job must be 1 to 128 characters of letters, digits, '.', '_' and '-'");
+impl HistoryConfig {
+    pub fn new(args: HistoryArgs, env: impl Fn(&str) -> Option<OsString>) -> Result<HistoryConfig> {
+        if let Some(name) = &args.job {
+            job::validate_name(name, "--job")?;
         }
+        let dir = match args.state_dir {
+            Some(dir) => non_empty_dir(dir)?,
+            None => disk::default_dir(env)?,
+        };
+        Ok(HistoryConfig {
+            dir,
+            job: args.job,
+            limit: args.limit as usize,
+            json: args.json,
+        })
     }
-    let bad_key = |key: &String| {
-        !(1..=256).contains(&key.len()) || key.chars().any(|c| c.is_control() || c.is_whitespace())
-    };
-    if args.idempotency_key.as_ref().is_some_and(bad_key) {
-        bail!("--idempotency-key must be 1 to 256 bytes without spaces or control characters");
+}
+
+fn retry_policy(args: &RunArgs) -> Result<retry::Policy> {
+    if args.retries.is_none() && (args.retry_delay.is_some() || !args.retry_on_exit.is_empty()) {
+        bail!("--retry-delay and --retry-on-exit need --retries");
+    }
+    let delay = args.retry_delay.unwrap_or(retry::DEFAULT_DELAY);
+    if delay > retry::MAX_WAIT {
+        bail!("--retry-delay must be at most 1h");
+    }
+    Ok(retry::Policy {
+        retries: u32::from(args.retries.unwrap_or(0)),
+        delay,
+        on_exit: args.retry_on_exit.clone(),
+    })
+}
+
+/// The state features asked for, if any. The state directory is resolved here; when there
+/// is no default (no HOME), that is reported as an unusable store once a run needs it.
+fn state_plan(
+    args: &RunArgs,
+    command: &[OsString],
+    env: &impl Fn(&str) -> Option<OsString>,
+) -> Result<Option<state::Plan>> {
+    if let Some(name) = &args.job {
+        job::validate_name(name, "--job (CRONTAP_JOB)")?;
+    }
+    if let Some(key) = &args.idempotency_key {
+        job::validate_key(key)?;
     }
     if args
         .once_per
@@ -117,43 +162,69 @@ fn validate_later_options(args: &RunArgs) -> Result<()> {
     {
         bail!("--once-per must be a whole number of seconds, at most 366d");
     }
-    if let Some(url) = &args.state_url {
-        // The URL may hold a password: name the option, never the value.
-        let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
-        if !matches!(
-            scheme.as_deref(),
-            Some("file" | "postgres" | "postgresql" | "redis" | "rediss")
-        ) {
-            bail!(
-                "--state-url must be a file://, postgres://, postgresql://, redis:// or rediss:// URL"
-            );
+    let dir_option = match args.state_dir.clone() {
+        Some(dir) => Some(non_empty_dir(dir)?),
+        None => None,
+    };
+    let url_dir = match &args.state_url {
+        Some(url) => Some(state_url_dir(url)?),
+        None => None,
+    };
+    let dir = match (dir_option, url_dir) {
+        (Some(a), Some(b)) if a != b => {
+            bail!("--state-dir and --state-url name different directories; give one")
         }
+        (a, b) => a.or(b),
+    };
+
+    let key = match (&args.once_per, &args.idempotency_key) {
+        (Some(period), _) => Some(state::KeySpec::OncePer(*period)),
+        (None, Some(key)) => Some(state::KeySpec::Explicit(key.clone())),
+        (None, None) => None,
+    };
+    if !args.no_overlap && key.is_none() {
+        return Ok(None);
     }
-    if args
-        .state_dir
-        .as_ref()
-        .is_some_and(|d| d.as_os_str().is_empty())
-    {
-        bail!("--state-dir must not be empty");
-    }
-    Ok(())
+    let dir = match dir {
+        Some(dir) => Ok(dir),
+        None => disk::default_dir(env).map_err(|e| format!("{e:#}")),
+    };
+    Ok(Some(state::Plan {
+        dir,
+        job: args
+            .job
+            .clone()
+            .unwrap_or_else(|| job::derived_name(command)),
+        no_overlap: args.no_overlap,
+        key,
+    }))
 }
 
-/// Refuses options whose behaviour is not built yet.
-fn refuse_later_options(args: &RunArgs) -> Result<()> {
-    let given = [
-        ("--retries", args.retries.is_some()),
-        ("--retry-delay", args.retry_delay.is_some()),
-        ("--retry-on-exit", !args.retry_on_exit.is_empty()),
-        ("--job (CRONTAP_JOB)", args.job.is_some()),
-        ("--no-overlap", args.no_overlap),
-        ("--once-per", args.once_per.is_some()),
-        ("--idempotency-key", args.idempotency_key.is_some()),
-        ("--state-dir (CRONTAP_STATE_DIR)", args.state_dir.is_some()),
-        ("--state-url (CRONTAP_STATE_URL)", args.state_url.is_some()),
-    ];
-    match given.iter().find(|(_, set)| *set) {
-        Some((name, _)) => bail!("{name} is not yet supported by this version of crontap-run"),
-        None => Ok(()),
+fn non_empty_dir(dir: PathBuf) -> Result<PathBuf> {
+    if dir.as_os_str().is_empty() {
+        bail!("--state-dir (CRONTAP_STATE_DIR) must not be empty");
     }
+    Ok(dir)
+}
+
+/// The directory of a `file://` state URL. The URL may hold a password: errors name the
+/// option, never the value.
+fn state_url_dir(url: &str) -> Result<PathBuf> {
+    let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    match scheme.as_deref() {
+        Some("file") => {}
+        Some(s @ ("postgres" | "postgresql" | "redis" | "rediss")) => {
+            bail!(
+                "--state-url (CRONTAP_STATE_URL) with {s}:// is not yet supported by this version of crontap-run"
+            )
+        }
+        _ => bail!(
+            "--state-url (CRONTAP_STATE_URL) must be a file://, postgres://, postgresql://, redis:// or rediss:// URL"
+        ),
+    }
+    reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.to_file_path().ok())
+        .filter(|p| p.is_absolute() && p.as_os_str().len() > 1)
+        .context("--state-url (CRONTAP_STATE_URL) must be file:///absolute/path")
 }

@@ -1,7 +1,7 @@
 //! crontap-run's own log lines on stderr.
 //!
-//! Quiet by default: warnings and errors only, and a successful run has none. `-v` shows
-//! debug lines, `-vv` trace lines, `-q` leaves errors only; these cover crontap-run's own
+//! Quiet by default: notices (a skipped run), warnings and errors only, and a successful run
+//! has none. `-v` shows debug lines, `-vv` trace lines, `-q` leaves errors only; these cover crontap-run's own
 //! code, not its libraries. `CRONTAP_LOG` takes a full `EnvFilter` directive instead (used
 //! only when neither flag is given). Text lines read `crontap-run: warning: …`;
 //! `--log-format json` prints one JSON object per line. Nothing logged at any level holds
@@ -51,7 +51,7 @@ impl Settings {
                     })?,
                 ))
             }
-            (false, 0, _) => Filter::Own(LevelFilter::WARN),
+            (false, 0, _) => Filter::Own(LevelFilter::INFO),
         };
         Ok(Settings { filter, format })
     }
@@ -115,7 +115,8 @@ where
         let level = match *event.metadata().level() {
             Level::ERROR => "error",
             Level::WARN => "warning",
-            Level::INFO => "info",
+            // Info is used for notices only: things an operator wants to see by default.
+            Level::INFO => "notice",
             Level::DEBUG => "debug",
             Level::TRACE => "trace",
         };

@@ -23,7 +23,23 @@ pub fn failure_message(
     scrubber: &Scrubber,
     max_bytes: usize,
 ) -> String {
-    let head = outcome.describe(elapsed);
+    failure_message_with(
+        outcome.describe(elapsed),
+        stdout,
+        stderr,
+        scrubber,
+        max_bytes,
+    )
+}
+
+/// As [`failure_message`], with the head already written: `exit 1 after 3s (attempt 3 of 3)`.
+pub fn failure_message_with(
+    head: String,
+    stdout: &[u8],
+    stderr: &[u8],
+    scrubber: &Scrubber,
+    max_bytes: usize,
+) -> String {
     let detail = last_line(stderr, scrubber).or_else(|| last_line(stdout, scrubber));
     let message = match detail {
         Some(detail) => format!("{head}: {detail}"),

@@ -41,6 +41,10 @@ pub struct ChildSpec<'a> {
     pub args: &'a [OsString],
     pub env_remove: &'a [String],
     pub env_set: Vec<(&'static str, String)>,
+    /// Kill the command if crontap-run dies first. Set while a lock or key is held: the
+    /// kernel releases those when crontap-run dies, and the next run must not overlap a job
+    /// left running.
+    pub dies_with_crontap: bool,
 }
 
 /// `--timeout` and `--kill-after`.
@@ -61,17 +65,41 @@ pub struct Finished {
     pub stop_signal: Option<Signal>,
 }
 
-pub fn run(spec: &ChildSpec<'_>, limits: Limits) -> Result<Finished> {
-    let inherited = Inherited::get();
-    signals::record_stop_requests();
-    // Before any thread starts, so that the output threads inherit it too.
-    terminal::block_ttou();
-    become_subreaper();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the supervision runtime")?;
-    runtime.block_on(supervise(spec, limits, inherited))
+/// Runs commands one after another (the attempts of a run) and waits between them.
+pub struct Supervisor {
+    runtime: tokio::runtime::Runtime,
+    inherited: Inherited,
+}
+
+impl Supervisor {
+    pub fn new() -> Result<Supervisor> {
+        let inherited = Inherited::get();
+        signals::record_stop_requests();
+        // Before any thread starts, so that the output threads inherit it too.
+        terminal::block_ttou();
+        become_subreaper();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the supervision runtime")?;
+        Ok(Supervisor { runtime, inherited })
+    }
+
+    /// Runs the command until it ends.
+    pub fn run(&self, spec: &ChildSpec<'_>, limits: Limits) -> Result<Finished> {
+        self.runtime
+            .block_on(supervise(spec, limits, self.inherited))
+    }
+
+    /// Waits `delay`, unless crontap-run is told to stop first: then returns that signal.
+    pub fn pause(&self, delay: Duration) -> Option<Signal> {
+        self.runtime.block_on(async {
+            tokio::select! {
+                sig = signals::stop_requested() => Some(sig),
+                _ = tokio::time::sleep(delay) => signals::stop_received(),
+            }
+        })
+    }
 }
 
 /// Makes orphans of the job come to crontap-run instead of init, so they are reaped here.
@@ -112,9 +140,18 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
     command.envs(spec.env_set.iter().map(|(k, v)| (k, v)));
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
     unsafe {
+        let dies_with_crontap = spec.dies_with_crontap;
+        let crontap = nix::unistd::getpid();
         command.pre_exec(move || {
             if claim_terminal {
                 Terminal::claim_in_child();
+            }
+            if dies_with_crontap {
+                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+                // crontap-run died before the request took effect.
+                if nix::unistd::getppid() != crontap {
+                    return Err(io::Error::other("crontap-run has ended"));
+                }
             }
             inherited.restore_in_child()
         });

@@ -1,0 +1,226 @@
+//! The state directory on disk: where it is, creating it privately, crash-safe writes and
+//! kernel locks.
+//!
+//! Directories are created 0700 and files 0600: records name jobs and hold failure
+//! summaries. A write goes to a temporary file in the same directory, is synced, renamed
+//! over the old file and the directory synced, so a crash leaves the old record or the new
+//! one, never a torn one. Locks are `flock(2)` locks, which the kernel drops when their
+//! holder dies however it dies.
+
+use std::ffi::OsString;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
+
+/// Where state lives when neither `--state-dir` nor `--state-url` says: the system's state
+/// directory for root, else the user's (XDG base directories).
+pub fn default_dir(env: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
+    default_dir_for(nix::unistd::geteuid().is_root(), env)
+}
+
+fn default_dir_for(root: bool, env: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
+    if root {
+        return Ok(PathBuf::from("/var/lib/crontap-run"));
+    }
+    let absolute = |name: &str| env(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    if let Some(xdg) = absolute("XDG_STATE_HOME") {
+        return Ok(xdg.join("crontap-run"));
+    }
+    match absolute("HOME") {
+        Some(home) => Ok(home.join(".local/state/crontap-run")),
+        None => bail!("HOME is not set, so there is no default state directory; use --state-dir"),
+    }
+}
+
+/// Creates `dir` and any missing parents with mode 0700 (as `mkdir -p -m 0700`).
+pub fn ensure_dir(dir: &Path) -> io::Result<()> {
+    DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    if !fs::metadata(dir)?.is_dir() {
+        return Err(io::Error::from(io::ErrorKind::NotADirectory));
+    }
+    Ok(())
+}
+
+/// Opens `path` for appending, creating it 0600.
+pub fn open_append(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Replaces `path` with `contents`, crash-safely.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    let dir = path.parent().context("a state file has no directory")?;
+    let name = path.file_name().context("a state file has no name")?;
+    let mut temp_name = OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(
+        ".{}.{:08x}.tmp",
+        std::process::id(),
+        fastrand::u32(..)
+    ));
+    let temp = dir.join(temp_name);
+    let written = (|| -> io::Result<()> {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)?;
+        sync_dir(dir)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written.with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Makes a rename or removal in `dir` durable.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// How to wait for a lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Give up at once if another process holds it.
+    No,
+    /// Wait for it (only for locks held for moments, such as the history file's).
+    Yes,
+}
+
+/// Takes an exclusive lock on the file at `path`, creating it 0600; `None` when another
+/// process holds it and `wait` is [`Wait::No`]. The file is opened close-on-exec, so the
+/// job never inherits the lock.
+///
+/// Lock files may be removed by a process that holds their lock (pruning). A lock taken on a
+/// file that was removed meanwhile protects nothing, so after locking, the path must still
+/// name the locked file; if not, the lock is taken again on the new file.
+pub fn lock(path: &Path, wait: Wait) -> Result<Option<Flock<File>>> {
+    let how = match wait {
+        Wait::No => FlockArg::LockExclusiveNonblock,
+        Wait::Yes => FlockArg::LockExclusive,
+    };
+    loop {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        let locked = match Flock::lock(file, how) {
+            Ok(locked) => locked,
+            Err((_, Errno::EWOULDBLOCK)) => return Ok(None),
+            Err((_, Errno::EINTR)) => continue,
+            Err((_, errno)) => {
+                return Err(io::Error::from(errno))
+                    .with_context(|| format!("cannot lock {}", path.display()));
+            }
+        };
+        let held = locked.metadata()?;
+        match fs::metadata(path) {
+            Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                return Ok(Some(locked));
+            }
+            Ok(_) => continue,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+            Err(err) => {
+                return Err(err).with_context(|| format!("cannot read {}", path.display()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn directories_and_files_are_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("a/b");
+        ensure_dir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        let file = dir.join("record.json");
+        write_atomic(&file, b"one").unwrap();
+        write_atomic(&file, b"two").unwrap();
+        assert_eq!(fs::read(&file).unwrap(), b"two");
+        assert_eq!(mode(&file), 0o600);
+        // No temporary file is left behind.
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        assert!(ensure_dir(&file).is_err(), "a file is not a directory");
+    }
+
+    #[test]
+    fn a_lock_excludes_others_until_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("job.lock");
+        let held = lock(&path, Wait::No).unwrap().expect("free");
+        assert!(lock(&path, Wait::No).unwrap().is_none());
+        drop(held);
+        assert!(lock(&path, Wait::No).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_removed_lock_file_is_not_trusted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("key.lock");
+        let held = lock(&path, Wait::No).unwrap().unwrap();
+        // The holder prunes the file; a new claimant must lock the new file, not the old.
+        fs::remove_file(&path).unwrap();
+        let other = lock(&path, Wait::No)
+            .unwrap()
+            .expect("the new file is free");
+        assert!(lock(&path, Wait::No).unwrap().is_none());
+        drop((held, other));
+    }
+
+    #[test]
+    fn default_directories() {
+        assert_eq!(
+            default_dir_for(true, |_| None).unwrap(),
+            PathBuf::from("/var/lib/crontap-run")
+        );
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| OsString::from(v))
+            }
+        };
+        assert_eq!(
+            default_dir_for(
+                false,
+                env(&[("HOME", "/home/op"), ("XDG_STATE_HOME", "/x/state")])
+            )
+            .unwrap(),
+            PathBuf::from("/x/state/crontap-run")
+        );
+        assert_eq!(
+            default_dir_for(
+                false,
+                env(&[("HOME", "/home/op"), ("XDG_STATE_HOME", "rel")])
+            )
+            .unwrap(),
+            PathBuf::from("/home/op/.local/state/crontap-run")
+        );
+        assert!(default_dir_for(false, env(&[])).is_err());
+    }
+}

@@ -1,0 +1,378 @@
+//! The file store: locks and idempotency records in the state directory of one host.
+//!
+//! Layout:
+//!
+//! ```text
+//! <state dir>/locks/<job>.lock      --no-overlap: flock held while the job runs
+//! <state dir>/keys/<sha256>.lock    a key's lock: flock held by the run that claimed it
+//! <state dir>/keys/<sha256>.json    a key's record: running, succeeded or failed
+//! ```
+//!
+//! A key's lock says whether its holder is alive: the kernel releases it when the holder
+//! ends, however it ends. So a record that says "running" while its lock is free was left
+//! by a holder that died, and the next claim takes it over; no timeout is guessed. Keys are
+//! named by their SHA-256 because a key may hold any character; the record keeps the key.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, bail};
+use nix::fcntl::Flock;
+use serde::{Deserialize, Serialize};
+
+use super::disk::{self, Wait};
+use super::{Claim, Lease, RETENTION, Store, Target};
+
+/// Most expired records removed by one run, so pruning never makes a run slow.
+const PRUNE_MAX: usize = 200;
+
+pub struct FileStore {
+    dir: PathBuf,
+    /// Locks held by this process, by lease id.
+    held: HashMap<u64, Flock<File>>,
+    next_id: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Running,
+    Succeeded,
+    Failed,
+}
+
+/// A key's record, one JSON object per file.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    key: String,
+    job: String,
+    status: Status,
+    /// The run id of the run that claimed the key last.
+    owner: String,
+    pid: u32,
+    /// Seconds since the epoch.
+    claimed: u64,
+    updated: u64,
+    keep_until: u64,
+}
+
+impl FileStore {
+    /// Opens the store in `dir`, creating the directories it needs.
+    pub fn open(dir: &Path) -> Result<FileStore> {
+        for sub in ["locks", "keys"] {
+            disk::ensure_dir(&dir.join(sub)).with_context(|| {
+                format!(
+                    "cannot create the state directory {}",
+                    dir.join(sub).display()
+                )
+            })?;
+        }
+        Ok(FileStore {
+            dir: dir.to_owned(),
+            held: HashMap::new(),
+            next_id: 0,
+        })
+    }
+
+    fn paths(&self, target: &Target) -> (PathBuf, Option<PathBuf>) {
+        match target {
+            Target::Lock { job } => (self.dir.join("locks").join(format!("{job}.lock")), None),
+            Target::Key { key, .. } => {
+                let digest = ring::digest::digest(&ring::digest::SHA256, key.as_bytes());
+                let name: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+                let keys = self.dir.join("keys");
+                (
+                    keys.join(format!("{name}.lock")),
+                    Some(keys.join(format!("{name}.json"))),
+                )
+            }
+        }
+    }
+
+    fn grant(&mut self, target: &Target, owner: &str, lock: Flock<File>) -> Lease {
+        self.next_id += 1;
+        self.held.insert(self.next_id, lock);
+        Lease {
+            target: target.clone(),
+            owner: owner.to_owned(),
+            id: self.next_id,
+        }
+    }
+
+    /// Removes records whose retention has passed, and lock files left without a record,
+    /// skipping any that a live run holds.
+    fn prune(&self, now: SystemTime) {
+        let keys = self.dir.join("keys");
+        let Ok(entries) = fs::read_dir(&keys) else {
+            return;
+        };
+        // A file changed within the retention cannot have expired: skip it unread.
+        let recent = now.checked_sub(RETENTION).unwrap_or(UNIX_EPOCH);
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            if removed >= PRUNE_MAX {
+                break;
+            }
+            let path = entry.path();
+            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            let is_record = path.extension().is_some_and(|e| e == "json");
+            let is_lock = path.extension().is_some_and(|e| e == "lock");
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < recent);
+            let orphan_lock = is_lock && old && !keys.join(format!("{stem}.json")).exists();
+            if !(orphan_lock || is_record && old) {
+                continue;
+            }
+            let lock_path = keys.join(format!("{stem}.lock"));
+            let record_path = keys.join(format!("{stem}.json"));
+            let Ok(Some(_lock)) = disk::lock(&lock_path, Wait::No) else {
+                continue;
+            };
+            let expired = match read_record(&record_path) {
+                Ok(Some(record)) => record.keep_until < secs(now),
+                Ok(None) => true,
+                Err(_) => false,
+            };
+            if expired {
+                let _ = fs::remove_file(&record_path);
+                // Removed while locked: see `disk::lock` for why that is safe.
+                let _ = fs::remove_file(&lock_path);
+                removed += 1;
+            }
+        }
+        if removed > 0 {
+            tracing::debug!(removed, "pruned expired idempotency records");
+            let _ = disk::sync_dir(&keys);
+        }
+    }
+}
+
+impl Store for FileStore {
+    fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
+        let (lock_path, record_path) = self.paths(target);
+        let Some(lock) = disk::lock(&lock_path, Wait::No)? else {
+            return Ok(Claim::Held);
+        };
+        let (Some(record_path), Target::Key { key, job, .. }) = (record_path, target) else {
+            return Ok(Claim::Granted(self.grant(target, owner, lock)));
+        };
+        match read_record(&record_path)? {
+            Some(r) if r.key == *key && r.status == Status::Succeeded => {
+                return Ok(Claim::Done(UNIX_EPOCH + Duration::from_secs(r.updated)));
+            }
+            Some(r) if r.status == Status::Running => tracing::debug!(
+                pid = r.pid,
+                "taking over a key whose holder ended without finishing"
+            ),
+            _ => {}
+        }
+        let now = secs(SystemTime::now());
+        let record = Record {
+            key: key.clone(),
+            job: job.clone(),
+            status: Status::Running,
+            owner: owner.to_owned(),
+            pid: std::process::id(),
+            claimed: now,
+            updated: now,
+            keep_until: now + RETENTION.as_secs(),
+        };
+        write_record(&record_path, &record)?;
+        Ok(Claim::Granted(self.grant(target, owner, lock)))
+    }
+
+    fn renew(&mut self, lease: &Lease) -> Result<()> {
+        // A flock lasts as long as this process holds the file; nothing expires.
+        match self.held.contains_key(&lease.id) {
+            true => Ok(()),
+            false => bail!("renewing a lease this store does not hold"),
+        }
+    }
+
+    fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()> {
+        let (_, record_path) = self.paths(&lease.target);
+        let (Some(record_path), Target::Key { keep_until, .. }) = (record_path, &lease.target)
+        else {
+            return self.release(lease);
+        };
+        let lock = self
+            .held
+            .remove(&lease.id)
+            .context("completing a lease this store does not hold")?;
+        let mut record = read_record(&record_path)?.context("the key's record disappeared")?;
+        if record.owner != lease.owner {
+            bail!("the key's record was taken over by another run");
+        }
+        let now = SystemTime::now();
+        record.status = if succeeded {
+            Status::Succeeded
+        } else {
+            Status::Failed
+        };
+        record.updated = secs(now);
+        record.keep_until = secs(*keep_until);
+        write_record(&record_path, &record)?;
+        drop(lock);
+        self.prune(now);
+        Ok(())
+    }
+
+    fn release(&mut self, lease: Lease) -> Result<()> {
+        let Some(lock) = self.held.remove(&lease.id) else {
+            bail!("releasing a lease this store does not hold");
+        };
+        let (_, record_path) = self.paths(&lease.target);
+        if let Some(record_path) = record_path {
+            // The record this run wrote when claiming goes, so the key is as it was before.
+            if let Some(record) = read_record(&record_path)?
+                && record.owner == lease.owner
+                && record.status == Status::Running
+            {
+                fs::remove_file(&record_path)
+                    .with_context(|| format!("cannot remove {}", record_path.display()))?;
+            }
+        }
+        drop(lock);
+        Ok(())
+    }
+}
+
+fn secs(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Reads a record; `None` if there is none. A record that cannot be parsed was not written
+/// by crontap-run (writes are atomic): it is an error, not silently a fresh key.
+fn read_record(path: &Path) -> Result<Option<Record>> {
+    match fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .with_context(|| format!("{} is not a crontap-run record", path.display())),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+fn write_record(path: &Path, record: &Record) -> Result<()> {
+    let mut json = serde_json::to_vec(record)?;
+    json.push(b'\n');
+    disk::write_atomic(path, &json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(key: &str) -> Target {
+        Target::Key {
+            key: key.into(),
+            job: "job".into(),
+            keep_until: SystemTime::now() + RETENTION,
+        }
+    }
+
+    fn granted(claim: Claim) -> Lease {
+        match claim {
+            Claim::Granted(lease) => lease,
+            other => panic!("expected a grant, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_key_is_held_then_done_or_free_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut a = FileStore::open(tmp.path()).unwrap();
+        let mut b = FileStore::open(tmp.path()).unwrap();
+        let lease = granted(a.claim(&key("k"), "run-a").unwrap());
+        assert!(matches!(b.claim(&key("k"), "run-b").unwrap(), Claim::Held));
+        a.complete(lease, false).unwrap();
+        // Failed: the next run may try again.
+        let lease = granted(b.claim(&key("k"), "run-b").unwrap());
+        b.complete(lease, true).unwrap();
+        assert!(matches!(
+            a.claim(&key("k"), "run-c").unwrap(),
+            Claim::Done(_)
+        ));
+        // Other keys are independent.
+        granted(a.claim(&key("k2"), "run-c").unwrap());
+    }
+
+    #[test]
+    fn a_dead_holder_is_taken_over_and_cannot_complete() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut dead = FileStore::open(tmp.path()).unwrap();
+        let stale = granted(dead.claim(&key("k"), "run-dead").unwrap());
+        // The kernel drops a dead process's locks; dropping the file does the same here.
+        let stale_lock = dead.held.remove(&stale.id).unwrap();
+        drop(stale_lock);
+        let mut next = FileStore::open(tmp.path()).unwrap();
+        let lease = granted(next.claim(&key("k"), "run-next").unwrap());
+        // The stale holder, were it to come back, cannot write over the new record.
+        dead.held.insert(
+            stale.id,
+            disk::lock(&tmp.path().join("x"), Wait::No)
+                .unwrap()
+                .unwrap(),
+        );
+        assert!(dead.complete(stale, true).is_err());
+        next.complete(lease, false).unwrap();
+        let lease = granted(next.claim(&key("k"), "run-3").unwrap());
+        next.release(lease).unwrap();
+    }
+
+    #[test]
+    fn release_forgets_the_claim() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = FileStore::open(tmp.path()).unwrap();
+        let lease = granted(store.claim(&key("k"), "run-a").unwrap());
+        store.release(lease).unwrap();
+        let keys: Vec<_> = fs::read_dir(tmp.path().join("keys"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .collect();
+        assert!(keys.is_empty(), "{keys:?}");
+        granted(store.claim(&key("k"), "run-b").unwrap());
+    }
+
+    #[test]
+    fn locks_exclude_until_released() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut a = FileStore::open(tmp.path()).unwrap();
+        let mut b = FileStore::open(tmp.path()).unwrap();
+        let lock = Target::Lock { job: "job".into() };
+        let lease = granted(a.claim(&lock, "run-a").unwrap());
+        assert!(matches!(b.claim(&lock, "run-b").unwrap(), Claim::Held));
+        a.complete(lease, true).unwrap();
+        granted(b.claim(&lock, "run-b").unwrap());
+    }
+
+    #[test]
+    fn expired_records_are_pruned() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = FileStore::open(tmp.path()).unwrap();
+        let past = Target::Key {
+            key: "old".into(),
+            job: "job".into(),
+            keep_until: UNIX_EPOCH + Duration::from_secs(1),
+        };
+        let lease = granted(store.claim(&past, "run-a").unwrap());
+        store.complete(lease, true).unwrap();
+        // Still there: its file is too recent to be looked at.
+        assert!(matches!(
+            store.claim(&past, "run-b").unwrap(),
+            Claim::Done(_)
+        ));
+        // Seen from beyond the retention, it goes, lock file and all.
+        store.prune(SystemTime::now() + RETENTION + Duration::from_secs(60));
+        assert_eq!(fs::read_dir(tmp.path().join("keys")).unwrap().count(), 0);
+        granted(store.claim(&past, "run-c").unwrap());
+    }
+}

@@ -1,0 +1,422 @@
+//! State features: the `--no-overlap` lock and the idempotency key of `--once-per` and
+//! `--idempotency-key`, held in a [`Store`] for the whole run.
+//!
+//! A run takes the job's lock first, then claims its key, both before the command starts and
+//! without waiting: a lock or key held by a live run, or a key already recorded as
+//! succeeded, means this run is not due and is skipped. A holder that died without
+//! finishing never blocks anyone: the store notices it is gone (a kernel lock released, a
+//! lease expired) and lets the next run take over. Nothing here keeps protection in memory
+//! only; restarts and other instances see the same store.
+//!
+//! Stores implement four operations (claim, renew, complete, release); everything else is
+//! written once here, so a new store changes nothing outside its own module.
+
+pub mod disk;
+pub mod file;
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Context, Result};
+
+use crate::job;
+
+/// How long a finished key's record is kept after its period ends (or, for an explicit key,
+/// after the run): long enough for cron, Kubernetes or a person to re-run the same period
+/// days later and still be told it is done, and far longer than any `--retries` schedule
+/// (at most 5 waits of at most an hour each, all while the key is held).
+pub const RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// What a run asks the store for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The job's `--no-overlap` lock: held while the run lasts, never recorded.
+    Lock { job: String },
+    /// An idempotency key: held while the run lasts, then recorded as succeeded or failed
+    /// and kept until `keep_until`.
+    Key {
+        key: String,
+        job: String,
+        keep_until: SystemTime,
+    },
+}
+
+/// The answer to a claim.
+#[derive(Debug)]
+pub enum Claim {
+    /// This run holds the target until it completes or releases the lease.
+    Granted(Lease),
+    /// A live run holds it.
+    Held,
+    /// The key is recorded as succeeded, at this time.
+    Done(SystemTime),
+}
+
+/// A target held by this run. `owner` is the run's id: a store checks it on every renew,
+/// complete and release, so a holder whose lease was lost cannot overwrite the next
+/// holder's record.
+#[derive(Debug)]
+pub struct Lease {
+    pub target: Target,
+    pub owner: String,
+    /// The store's own handle for the hold.
+    pub id: u64,
+}
+
+/// Where claims are kept. Implementations never block waiting for another holder.
+pub trait Store: Send {
+    /// Claims `target` for the run `owner`.
+    fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim>;
+    /// Keeps a lease alive; called every [`Store::renew_every`] while the run lasts.
+    fn renew(&mut self, lease: &Lease) -> Result<()>;
+    /// Records the run's result under a key (a lock is just released) and lets go of it.
+    fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()>;
+    /// Lets go of a lease without recording a result: the target is as if never claimed.
+    fn release(&mut self, lease: Lease) -> Result<()>;
+    /// How often leases must be renewed; `None` for holds that last as long as the process.
+    fn renew_every(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// The key a run uses, as the options ask for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySpec {
+    /// `--once-per`: `<job>:<period start>`.
+    OncePer(Duration),
+    /// `--idempotency-key`.
+    Explicit(String),
+}
+
+/// What the state options ask for, validated.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The state directory (the file store, and history), or why there is none.
+    pub dir: std::result::Result<PathBuf, String>,
+    pub job: String,
+    pub no_overlap: bool,
+    pub key: Option<KeySpec>,
+}
+
+impl Plan {
+    /// The key for a run starting at `now`, and how long its record is kept.
+    pub fn key_at(&self, now: SystemTime) -> Option<(String, SystemTime)> {
+        match self.key.as_ref()? {
+            KeySpec::OncePer(period) => {
+                let (start, end) = job::period_containing(now, *period);
+                Some((
+                    job::once_per_key(&self.job, start),
+                    end.max(now) + RETENTION,
+                ))
+            }
+            KeySpec::Explicit(key) => Some((key.clone(), now + RETENTION)),
+        }
+    }
+}
+
+/// Whether the run goes ahead.
+pub enum Admission {
+    Run(Held),
+    /// Not due; the reason, for the notice line and history.
+    Skip(String),
+}
+
+/// The lock and key a running job holds; renewed in the background when the store needs it.
+pub struct Held {
+    store: Arc<Mutex<Box<dyn Store>>>,
+    leases: Vec<Lease>,
+    key: Option<String>,
+    keeper: Option<Keeper>,
+}
+
+/// Opens the store and takes what `plan` asks for, lock first. Any error means the store
+/// is unusable.
+pub fn admit(plan: &Plan, owner: &str, now: SystemTime) -> Result<Admission> {
+    let dir = plan.dir.as_deref().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let store: Box<dyn Store> = Box::new(file::FileStore::open(dir)?);
+    admit_with(store, plan, owner, now)
+        .with_context(|| format!("the state directory {} is unusable", dir.display()))
+}
+
+fn admit_with(
+    mut store: Box<dyn Store>,
+    plan: &Plan,
+    owner: &str,
+    now: SystemTime,
+) -> Result<Admission> {
+    let mut leases = Vec::new();
+    if plan.no_overlap {
+        let target = Target::Lock {
+            job: plan.job.clone(),
+        };
+        match store.claim(&target, owner)? {
+            Claim::Granted(lease) => leases.push(lease),
+            Claim::Held | Claim::Done(_) => {
+                let reason = format!("job {} is already running (--no-overlap)", plan.job);
+                return Ok(Admission::Skip(reason));
+            }
+        }
+    }
+    let key = plan.key_at(now);
+    if let Some((key, keep_until)) = &key {
+        let target = Target::Key {
+            key: key.clone(),
+            job: plan.job.clone(),
+            keep_until: *keep_until,
+        };
+        let skip = match store.claim(&target, owner)? {
+            Claim::Granted(lease) => {
+                leases.push(lease);
+                None
+            }
+            Claim::Held => Some(format!("{key} is being run by another instance")),
+            Claim::Done(at) => Some(format!(
+                "{key} already succeeded at {}",
+                humantime::format_rfc3339_seconds(at)
+            )),
+        };
+        if let Some(reason) = skip {
+            for lease in leases {
+                store.release(lease)?;
+            }
+            return Ok(Admission::Skip(reason));
+        }
+    }
+    let keeper_every = store.renew_every();
+    let store = Arc::new(Mutex::new(store));
+    let mut held = Held {
+        store,
+        leases,
+        key: key.map(|(k, _)| k),
+        keeper: None,
+    };
+    if let Some(every) = keeper_every {
+        held.keeper = Some(Keeper::start(Arc::clone(&held.store), &held.leases, every));
+    }
+    Ok(Admission::Run(held))
+}
+
+impl Held {
+    /// The idempotency key in force, if any.
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    /// Records the run's result under its key and releases everything, key first (so the
+    /// lock is still held while the result is written).
+    pub fn finish(mut self, succeeded: bool) -> Result<()> {
+        drop(self.keeper.take());
+        let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let mut first_error = None;
+        while let Some(lease) = self.leases.pop() {
+            if let Err(err) = store.complete(lease, succeeded) {
+                first_error.get_or_insert(err);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// Renews leases on a thread of its own until dropped, so a job that outlives its lease is
+/// never run twice.
+struct Keeper {
+    stop: mpsc::Sender<()>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Keeper {
+    fn start(store: Arc<Mutex<Box<dyn Store>>>, leases: &[Lease], every: Duration) -> Keeper {
+        let leases: Vec<Lease> = leases
+            .iter()
+            .map(|l| Lease {
+                target: l.target.clone(),
+                owner: l.owner.clone(),
+                id: l.id,
+            })
+            .collect();
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let mut store = store.lock().unwrap_or_else(|p| p.into_inner());
+                for lease in &leases {
+                    if let Err(err) = store.renew(lease) {
+                        tracing::error!("cannot renew the hold on the state store: {err:#}");
+                    }
+                }
+            }
+        });
+        Keeper {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        let _ = self.stop.send(());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// An in-memory store that counts renewals, to test the logic around stores.
+    #[derive(Default)]
+    struct Memory {
+        holders: HashMap<String, String>,
+        done: HashMap<String, SystemTime>,
+        renewals: Arc<Mutex<u32>>,
+        every: Option<Duration>,
+        next: u64,
+    }
+
+    fn name(target: &Target) -> String {
+        match target {
+            Target::Lock { job } => format!("lock:{job}"),
+            Target::Key { key, .. } => key.clone(),
+        }
+    }
+
+    impl Store for Memory {
+        fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
+            let name = name(target);
+            if let Some(at) = self.done.get(&name) {
+                return Ok(Claim::Done(*at));
+            }
+            if self.holders.contains_key(&name) {
+                return Ok(Claim::Held);
+            }
+            self.holders.insert(name, owner.to_owned());
+            self.next += 1;
+            Ok(Claim::Granted(Lease {
+                target: target.clone(),
+                owner: owner.to_owned(),
+                id: self.next,
+            }))
+        }
+        fn renew(&mut self, _lease: &Lease) -> Result<()> {
+            *self.renewals.lock().unwrap() += 1;
+            Ok(())
+        }
+        fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()> {
+            let name = name(&lease.target);
+            self.holders.remove(&name);
+            if succeeded && matches!(lease.target, Target::Key { .. }) {
+                self.done.insert(name, SystemTime::UNIX_EPOCH);
+            }
+            Ok(())
+        }
+        fn release(&mut self, lease: Lease) -> Result<()> {
+            self.holders.remove(&name(&lease.target));
+            Ok(())
+        }
+        fn renew_every(&self) -> Option<Duration> {
+            self.every
+        }
+    }
+
+    fn plan(no_overlap: bool, key: Option<KeySpec>) -> Plan {
+        Plan {
+            dir: Ok(PathBuf::from("/nonexistent")),
+            job: "nightly".into(),
+            no_overlap,
+            key,
+        }
+    }
+
+    #[test]
+    fn keys_of_periods_and_explicit_keys() {
+        let now = humantime::parse_rfc3339("2026-11-29T18:46:08Z").unwrap();
+        let (key, keep) = plan(false, Some(KeySpec::OncePer(Duration::from_secs(86400))))
+            .key_at(now)
+            .unwrap();
+        assert_eq!(key, "nightly:2026-11-29T00:00:00Z");
+        let period_end = humantime::parse_rfc3339("2026-11-30T00:00:00Z").unwrap();
+        assert_eq!(keep, period_end + RETENTION);
+        let (key, keep) = plan(false, Some(KeySpec::Explicit("run-42".into())))
+            .key_at(now)
+            .unwrap();
+        assert_eq!((key.as_str(), keep), ("run-42", now + RETENTION));
+        assert!(plan(true, None).key_at(now).is_none());
+    }
+
+    #[test]
+    fn a_skipped_key_releases_the_lock() {
+        let store = Arc::new(Mutex::new(Box::new(Memory::default()) as Box<dyn Store>));
+        let plan = plan(true, Some(KeySpec::Explicit("k".into())));
+        let now = SystemTime::now();
+        // Hand the same store to both admissions through a shim that forwards to it.
+        struct Shared(Arc<Mutex<Box<dyn Store>>>);
+        impl Store for Shared {
+            fn claim(&mut self, t: &Target, o: &str) -> Result<Claim> {
+                self.0.lock().unwrap().claim(t, o)
+            }
+            fn renew(&mut self, l: &Lease) -> Result<()> {
+                self.0.lock().unwrap().renew(l)
+            }
+            fn complete(&mut self, l: Lease, s: bool) -> Result<()> {
+                self.0.lock().unwrap().complete(l, s)
+            }
+            fn release(&mut self, l: Lease) -> Result<()> {
+                self.0.lock().unwrap().release(l)
+            }
+        }
+        let admit = || admit_with(Box::new(Shared(Arc::clone(&store))), &plan, "a", now).unwrap();
+        let Admission::Run(first) = admit() else {
+            panic!("the first run is due")
+        };
+        assert_eq!(first.key(), Some("k"));
+        assert!(matches!(admit(), Admission::Skip(r) if r.contains("already running")));
+        first.finish(true).unwrap();
+        let Admission::Skip(reason) = admit() else {
+            panic!("a succeeded key skips")
+        };
+        assert!(reason.starts_with("k already succeeded at "), "{reason}");
+        // The skip let go of the lock it took on the way.
+        let lock = Target::Lock {
+            job: "nightly".into(),
+        };
+        assert!(matches!(
+            store.lock().unwrap().claim(&lock, "b").unwrap(),
+            Claim::Granted(_)
+        ));
+    }
+
+    #[test]
+    fn leases_are_renewed_while_held() {
+        let renewals = Arc::new(Mutex::new(0));
+        let store = Memory {
+            renewals: Arc::clone(&renewals),
+            every: Some(Duration::from_millis(5)),
+            ..Memory::default()
+        };
+        let plan = plan(true, None);
+        let Admission::Run(held) =
+            admit_with(Box::new(store), &plan, "a", SystemTime::now()).unwrap()
+        else {
+            panic!("due")
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while *renewals.lock().unwrap() < 3 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(*renewals.lock().unwrap() >= 3);
+        held.finish(true).unwrap();
+        let after = *renewals.lock().unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(
+            *renewals.lock().unwrap(),
+            after,
+            "renewals stop with the run"
+        );
+    }
+}

@@ -38,14 +38,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
 fn run(config: Config) -> Result<ExitCode> {
     let url = match &config.heartbeat {
         Heartbeat::Configured(url) => Some(url),
-        Heartbeat::Missing(why) => {
-            if !config.dry_run {
-                tracing::warn!(
-                    "no heartbeat URL configured ({why}); the command runs but nothing is reported"
-                );
-            }
-            None
-        }
+        Heartbeat::Missing(_) => None,
     };
     let run_id = uuid::Uuid::new_v4().to_string();
     let started = SystemTime::now();
@@ -83,6 +76,11 @@ fn run(config: Config) -> Result<ExitCode> {
         },
     };
 
+    if let (Heartbeat::Missing(why), false) = (&config.heartbeat, config.dry_run) {
+        tracing::warn!(
+            "no heartbeat URL configured ({why}); the command runs but nothing is reported"
+        );
+    }
     tracing::debug!(%run_id, "starting the command");
     let (program, args) = config.command.split_first().context("no command given")?;
     let mut env_set = vec![("CRONTAP_RUN_ID", run_id.clone())];

@@ -42,20 +42,17 @@ fn run(config: Config) -> Result<ExitCode> {
     };
     let run_id = uuid::Uuid::new_v4().to_string();
     let started = SystemTime::now();
-    let mut record = config.state.as_ref().map(|plan| Record {
+    let record = config.state.as_ref().map(|plan| Record {
         plan,
         run_id: &run_id,
         started,
-        key: None,
+        key: plan.key_at(started).map(|(key, _)| key),
     });
 
-    let held = match &mut record {
+    let held = match &record {
         None => None,
         Some(record) => match state::admit(record.plan, &run_id, started) {
-            Ok(Admission::Run(held)) => {
-                record.key = held.key().map(str::to_owned);
-                Some(held)
-            }
+            Ok(Admission::Run(held)) => Some(held),
             Ok(Admission::Skip(reason)) => {
                 tracing::info!("skipped: {reason}");
                 record.append(

@@ -132,6 +132,11 @@ fn retry_policy(args: &RunArgs) -> Result<retry::Policy> {
     if args.retries.is_none() && (args.retry_delay.is_some() || !args.retry_on_exit.is_empty()) {
         bail!("--retry-delay and --retry-on-exit need --retries");
     }
+    if args.retry_on_exit.iter().any(|c| matches!(c, 126 | 127)) {
+        bail!(
+            "--retry-on-exit cannot list 126 or 127: a command that cannot be run is never retried"
+        );
+    }
     let delay = args.retry_delay.unwrap_or(retry::DEFAULT_DELAY);
     if delay > retry::MAX_WAIT {
         bail!("--retry-delay must be at most 1h");

@@ -1,8 +1,8 @@
 //! Run history: one JSON line per run of a stateful job, kept per job in the state directory,
 //! and the `crontap-run history` command that prints it.
 //!
-//! `<state dir>/history/<job>.jsonl` is appended to under a short lock
-//! (`<job>.lock`) and synced. It is bounded: once it passes [`TRIM_AT`] bytes it is rewritten,
+//! `<state dir>/history/<job>.jsonl` is appended to under a short lock on the `history`
+//! directory, and synced. It is bounded: once it passes [`TRIM_AT`] bytes it is rewritten,
 //! crash-safely, to its most recent lines (see [`last_lines`]). Entries hold what happened, never the heartbeat
 //! URL; the failure summary in them is the scrubbed one that was sent.
 
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::outcome::HumanDuration;
 use crate::sanitize;
-use crate::state::disk::{self, Wait};
+use crate::state::disk;
 
 /// Most runs kept per job after a trim.
 pub const KEEP: usize = 1000;
@@ -87,7 +87,7 @@ impl PingResult {
 pub fn append(state_dir: &Path, entry: &Entry) -> Result<()> {
     let dir = state_dir.join("history");
     disk::ensure_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = disk::lock(&dir.join(format!("{}.lock", entry.job)), Wait::Yes)?;
+    let _lock = disk::lock_dir(&dir)?;
     let path = dir.join(format!("{}.jsonl", entry.job));
     let mut line = serde_json::to_vec(entry)?;
     line.push(b'\n');

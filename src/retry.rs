@@ -1,8 +1,8 @@
 //! `--retries`: whether a failed attempt is run again, and how long to wait first.
 //!
 //! A retry repeats the command's side effects, so it is only for failures that another try
-//! can fix. Never retried: a command that could not be started (126, 127: the next try
-//! fails the same way), a run crontap-run was told to stop (the sender wants it gone), and,
+//! can fix. Never retried: a command that could not be started (126, 127, whether
+//! crontap-run or a shell in the job reports it: the next try fails the same way), a run crontap-run was told to stop (the sender wants it gone), and,
 //! when `--retry-on-exit` lists statuses, any status not listed.
 
 use std::time::Duration;
@@ -35,7 +35,9 @@ impl Policy {
         if outcome.is_success() || attempt >= self.attempts() || told_to_stop {
             return false;
         }
-        if let Outcome::NotStarted { .. } = outcome {
+        // 126 and 127 say the command cannot be run at all, whether crontap-run or a shell
+        // in the job found that out; the next attempt would fail the same way.
+        if matches!(outcome.exit_code(), 126 | 127) {
             return false;
         }
         self.on_exit.is_empty() || self.on_exit.contains(&outcome.exit_code())
@@ -80,6 +82,11 @@ mod tests {
             not_found: true,
         };
         assert!(!p.should_retry(1, &not_found, false));
+        assert!(
+            !p.should_retry(1, &Outcome::Exited(127), false),
+            "a shell's 127"
+        );
+        assert!(!p.should_retry(1, &Outcome::Exited(126), false));
         assert!(!policy(0, &[]).should_retry(1, &Outcome::Exited(1), false));
 
         let only = policy(3, &[1, 75]);

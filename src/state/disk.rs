@@ -89,27 +89,14 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// How to wait for a lock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wait {
-    /// Give up at once if another process holds it.
-    No,
-    /// Wait for it (only for locks held for moments, such as the history file's).
-    Yes,
-}
-
-/// Takes an exclusive lock on the file at `path`, creating it 0600; `None` when another
-/// process holds it and `wait` is [`Wait::No`]. The file is opened close-on-exec, so the
+/// Takes an exclusive lock on the file at `path`, creating it 0600, without waiting: `None`
+/// when another process holds it. The file is opened close-on-exec, so the
 /// job never inherits the lock.
 ///
 /// Lock files may be removed by a process that holds their lock (pruning). A lock taken on a
 /// file that was removed meanwhile protects nothing, so after locking, the path must still
 /// name the locked file; if not, the lock is taken again on the new file.
-pub fn lock(path: &Path, wait: Wait) -> Result<Option<Flock<File>>> {
-    let how = match wait {
-        Wait::No => FlockArg::LockExclusiveNonblock,
-        Wait::Yes => FlockArg::LockExclusive,
-    };
+pub fn try_lock(path: &Path) -> Result<Option<Flock<File>>> {
     loop {
         let file = OpenOptions::new()
             .read(true)
@@ -119,7 +106,7 @@ pub fn lock(path: &Path, wait: Wait) -> Result<Option<Flock<File>>> {
             .mode(0o600)
             .open(path)
             .with_context(|| format!("cannot open {}", path.display()))?;
-        let locked = match Flock::lock(file, how) {
+        let locked = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(locked) => locked,
             Err((_, Errno::EWOULDBLOCK)) => return Ok(None),
             Err((_, Errno::EINTR)) => continue,
@@ -137,6 +124,22 @@ pub fn lock(path: &Path, wait: Wait) -> Result<Option<Flock<File>>> {
             Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
             Err(err) => {
                 return Err(err).with_context(|| format!("cannot read {}", path.display()));
+            }
+        }
+    }
+}
+
+/// Takes an exclusive lock on the directory `dir` itself, waiting for it: for writes that
+/// take moments, so that no lock file is needed.
+pub fn lock_dir(dir: &Path) -> Result<Flock<File>> {
+    loop {
+        let file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+        match Flock::lock(file, FlockArg::LockExclusive) {
+            Ok(locked) => return Ok(locked),
+            Err((_, Errno::EINTR)) => continue,
+            Err((_, errno)) => {
+                return Err(io::Error::from(errno))
+                    .with_context(|| format!("cannot lock {}", dir.display()));
             }
         }
     }
@@ -171,23 +174,21 @@ mod tests {
     fn a_lock_excludes_others_until_dropped() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("job.lock");
-        let held = lock(&path, Wait::No).unwrap().expect("free");
-        assert!(lock(&path, Wait::No).unwrap().is_none());
+        let held = try_lock(&path).unwrap().expect("free");
+        assert!(try_lock(&path).unwrap().is_none());
         drop(held);
-        assert!(lock(&path, Wait::No).unwrap().is_some());
+        assert!(try_lock(&path).unwrap().is_some());
     }
 
     #[test]
     fn a_removed_lock_file_is_not_trusted() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("key.lock");
-        let held = lock(&path, Wait::No).unwrap().unwrap();
+        let held = try_lock(&path).unwrap().unwrap();
         // The holder prunes the file; a new claimant must lock the new file, not the old.
         fs::remove_file(&path).unwrap();
-        let other = lock(&path, Wait::No)
-            .unwrap()
-            .expect("the new file is free");
-        assert!(lock(&path, Wait::No).unwrap().is_none());
+        let other = try_lock(&path).unwrap().expect("the new file is free");
+        assert!(try_lock(&path).unwrap().is_none());
         drop((held, other));
     }
 

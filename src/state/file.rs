@@ -23,7 +23,7 @@ use anyhow::{Context, Result, bail};
 use nix::fcntl::Flock;
 use serde::{Deserialize, Serialize};
 
-use super::disk::{self, Wait};
+use super::disk;
 use super::{Claim, Lease, RETENTION, Store, Target};
 
 /// Most expired records removed by one run, so pruning never makes a run slow.
@@ -132,7 +132,7 @@ impl FileStore {
             }
             let lock_path = keys.join(format!("{stem}.lock"));
             let record_path = keys.join(format!("{stem}.json"));
-            let Ok(Some(_lock)) = disk::lock(&lock_path, Wait::No) else {
+            let Ok(Some(_lock)) = disk::try_lock(&lock_path) else {
                 continue;
             };
             let expired = match read_record(&record_path) {
@@ -142,7 +142,7 @@ impl FileStore {
             };
             if expired {
                 let _ = fs::remove_file(&record_path);
-                // Removed while locked: see `disk::lock` for why that is safe.
+                // Removed while locked: see `disk::try_lock` for why that is safe.
                 let _ = fs::remove_file(&lock_path);
                 removed += 1;
             }
@@ -157,7 +157,7 @@ impl FileStore {
 impl Store for FileStore {
     fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
         let (lock_path, record_path) = self.paths(target);
-        let Some(lock) = disk::lock(&lock_path, Wait::No)? else {
+        let Some(lock) = disk::try_lock(&lock_path)? else {
             return Ok(Claim::Held);
         };
         let (Some(record_path), Target::Key { key, job, .. }) = (record_path, target) else {
@@ -317,9 +317,7 @@ mod tests {
         // The stale holder, were it to come back, cannot write over the new record.
         dead.held.insert(
             stale.id,
-            disk::lock(&tmp.path().join("x"), Wait::No)
-                .unwrap()
-                .unwrap(),
+            disk::try_lock(&tmp.path().join("x")).unwrap().unwrap(),
         );
         assert!(dead.complete(stale, true).is_err());
         next.complete(lease, false).unwrap();

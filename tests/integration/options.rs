@@ -32,12 +32,21 @@ fn out_of_range_values() {
     refused(&["--msg-max", "2049"], "--msg-max");
     refused(&["--ping-retries", "11"], "--ping-retries");
     refused(&["--retries", "6"], "--retries");
+    refused(&["--retries", "1", "--retry-delay", "2h"], "--retry-delay");
     refused(&["--retry-on-exit", "1,256"], "--retry-on-exit");
+    refused(
+        &["--retries", "1", "--retry-on-exit", "1,127"],
+        "--retry-on-exit",
+    );
+    // Options that mean nothing without --retries are refused rather than ignored.
+    refused(&["--retry-delay", "10s"], "--retries");
+    refused(&["--retry-on-exit", "75"], "--retries");
     refused(&["--ping-timeout", "soon"], "--ping-timeout");
     refused(&["--ping-timeout", "0s"], "--ping-timeout");
     refused(&["--ping-budget", "1h"], "--ping-budget");
     refused(&["--log-format", "xml"], "--log-format");
     refused(&["--job", "../etc"], "--job");
+    refused(&["--idempotency-key", "run 42"], "--idempotency-key");
     refused(&["--state-url", "mysql://user:pw@db/x"], "--state-url");
     refused(
         &["--once-per", "1d", "--idempotency-key", "k"],
@@ -57,31 +66,90 @@ fn accepted_bounds() {
 
 #[test]
 fn later_options_are_refused_until_they_work() {
+    // Only the shared stores are still to come; a file:// URL is a state dir.
+    for url in [
+        "postgres://crontap:pg-pass-9@db.example/state",
+        "postgresql://db.example/state",
+        "redis://127.0.0.1:1",
+        "rediss://cache.example:6380/0",
+    ] {
+        refused(&["--state-url", url], "not yet supported");
+        refused(&["--state-url", url], "--state-url");
+        refused(&["--state-url", url, "--no-overlap"], "not yet supported");
+    }
+    let out = Crontap::new()
+        .env(
+            "CRONTAP_STATE_URL",
+            "postgres://crontap:pg-pass-9@db.example/state",
+        )
+        .sh("exit 0");
+    assert_eq!(out.code, 125);
+    assert!(
+        out.stderr.contains("--state-url") && out.stderr.contains("not yet supported"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("pg-pass-9"), "{}", out.stderr);
+
+    // What works now is accepted and runs the command.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let marker = dir.path().join("ran");
     for args in [
         &["--retries", "2"][..],
-        &["--retry-delay", "10s"],
-        &["--retry-on-exit", "1,75"],
+        &["--retries", "1", "--retry-delay", "10s"],
+        &["--retries", "1", "--retry-on-exit", "1,75"],
         &["--job", "nightly-import"],
         &["--no-overlap"],
         &["--once-per", "1d"],
         &["--idempotency-key", "run-42"],
-        &["--state-dir", "/tmp/x"],
-        &["--state-url", "redis://127.0.0.1:1"],
     ] {
-        refused(args, "not yet supported");
-        refused(args, args[0]);
+        let out = Crontap::new()
+            .arg("-q")
+            .arg("--state-dir")
+            .arg(&state)
+            .args(args)
+            .arg("--")
+            .arg("touch")
+            .arg(&marker)
+            .run();
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert!(marker.exists(), "{args:?}: the command did not run");
+        std::fs::remove_file(&marker).unwrap();
     }
-    let out = Crontap::new().env("CRONTAP_JOB", "nightly").sh("exit 0");
-    assert_eq!(out.code, 125);
-    let expected = "--job (CRONTAP_JOB) is not yet supported";
-    assert!(out.stderr.contains(expected), "{}", out.stderr);
-    let history = Crontap::new().arg("history").run();
-    assert_eq!(history.code, 125);
+    let by_url = Crontap::new()
+        .arg("-q")
+        .arg("--state-url")
+        .arg(format!("file://{}", dir.path().join("by-url").display()))
+        .args(["--no-overlap", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(by_url.code, 0, "{}", by_url.stderr);
     assert!(
-        history.stderr.contains("not yet supported"),
-        "{}",
-        history.stderr
+        marker.exists(),
+        "--state-url file://: the command did not run"
     );
+    let from_env = Crontap::new()
+        .args(["-q", "--state-dir"])
+        .arg(&state)
+        .env("CRONTAP_JOB", "nightly")
+        .sh("exit 0");
+    assert_eq!(from_env.code, 0, "{}", from_env.stderr);
+
+    let empty = tempfile::tempdir().unwrap();
+    let history = Crontap::new()
+        .args(["history", "--state-dir"])
+        .arg(empty.path())
+        .run();
+    assert_eq!(history.code, 0, "{}", history.stderr);
+    assert_eq!(history.stdout, "");
+    let history = Crontap::new()
+        .args(["history", "--state-dir"])
+        .arg(&state)
+        .run();
+    assert_eq!(history.code, 0, "{}", history.stderr);
+    // The stateful runs above, under the job name derived from `touch <marker>`.
+    assert!(history.stdout.contains(" touch-"), "{}", history.stdout);
 }
 
 #[test]

@@ -11,15 +11,18 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
+use nix::sys::signal::Signal;
+use nix::unistd::Whence;
 
 use crate::cli::{Cli, Command};
 use crate::config::{self, Config, HistoryConfig};
-use crate::heartbeat::Heartbeat;
+use crate::heartbeat::{Heartbeat, HeartbeatUrl};
 use crate::history::{self, Entry, PingResult, RunResult};
 use crate::outcome::HumanDuration;
+use crate::ping;
 use crate::report::Report;
 use crate::signals;
-use crate::state::{self, Admission, Plan};
+use crate::state::{self, Admission, Held, Plan};
 use crate::supervise::{ChildSpec, Finished, Supervisor};
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
@@ -48,36 +51,19 @@ fn run(config: Config) -> Result<ExitCode> {
         started,
         key: plan.key_at(started).map(|(key, _)| key),
     });
-
     let held = match &record {
         None => None,
-        Some(record) => match state::admit(record.plan, &run_id, started) {
-            Ok(Admission::Run(held)) => Some(held),
-            Ok(Admission::Skip(reason)) => {
-                tracing::info!("skipped: {reason}");
-                record.append(
-                    RunResult::Skipped,
-                    None,
-                    0,
-                    PingResult::NotSent,
-                    Some(reason),
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-            Err(err) => {
-                // The job cannot run as asked; say so where the operator looks.
-                let report = Report::not_run(&err, url, config.msg_max);
-                report.deliver(url, config.ping, config.dry_run);
-                return Err(err);
-            }
+        Some(record) => match admit(record, &config, url)? {
+            Some(held) => Some(held),
+            None => return Ok(ExitCode::SUCCESS),
         },
     };
-
     if let (Heartbeat::Missing(why), false) = (&config.heartbeat, config.dry_run) {
         tracing::warn!(
             "no heartbeat URL configured ({why}); the command runs but nothing is reported"
         );
     }
+
     tracing::debug!(%run_id, "starting the command");
     let (program, args) = config.command.split_first().context("no command given")?;
     let mut env_set = vec![("CRONTAP_RUN_ID", run_id.clone())];
@@ -89,10 +75,10 @@ fn run(config: Config) -> Result<ExitCode> {
         args,
         env_remove: &config.env_remove,
         env_set,
-        dies_with_crontap: held.is_some(),
+        lock_fds: held.as_ref().map(|h| h.job_fds()).unwrap_or_default(),
     };
-    let (finished, attempt, stop_signal) = run_attempts(&config, spec)?;
-    let succeeded = finished.outcome.is_success();
+    let last = run_attempts(&config, spec)?;
+    let succeeded = last.finished.outcome.is_success();
 
     // Recorded before the ping, so that a slow ping never holds up the next run.
     if let Some(held) = held
@@ -101,9 +87,49 @@ fn run(config: Config) -> Result<ExitCode> {
         tracing::error!("cannot record the run's result in the state store: {err:#}");
     }
 
-    // Told to stop (by systemd, Kubernetes, `kill`): report quickly, well inside the grace
-    // period the sender allows before it kills crontap-run.
-    let ping = match stop_signal {
+    let report = Report::new(
+        &last.finished,
+        last.attempt_of(&config),
+        url,
+        config.msg_max,
+    );
+    let pinged = report.deliver(url, ping_policy(&config, last.stop), config.dry_run);
+    if let Some(record) = &record {
+        let result = match succeeded {
+            true => RunResult::Succeeded,
+            false => RunResult::Failed,
+        };
+        let exit = Some(last.finished.outcome.exit_code());
+        let msg = report.message().map(str::to_owned);
+        record.append(result, exit, last.attempt, pinged, msg);
+    }
+    Ok(ExitCode::from(last.finished.outcome.exit_code()))
+}
+
+/// Takes the lock and key the run asks for. `None`: the run is not due and was skipped.
+/// An unusable store is crontap-run's own error, reported with a fail ping too: the job
+/// did not run, and the operator looks at the monitor.
+fn admit(record: &Record<'_>, config: &Config, url: Option<&HeartbeatUrl>) -> Result<Option<Held>> {
+    match state::admit(record.plan, record.run_id, record.started) {
+        Ok(Admission::Run(held)) => Ok(Some(held)),
+        Ok(Admission::Skip(reason)) => {
+            tracing::info!("skipped: {reason}");
+            let skipped = RunResult::Skipped;
+            record.append(skipped, None, 0, PingResult::NotSent, Some(reason));
+            Ok(None)
+        }
+        Err(err) => {
+            let report = Report::not_run(&err, url, config.msg_max);
+            report.deliver(url, config.ping, config.dry_run);
+            Err(err)
+        }
+    }
+}
+
+/// Told to stop (by systemd, Kubernetes, `kill`): report quickly, well inside the grace
+/// period the sender allows before it kills crontap-run.
+fn ping_policy(config: &Config, stop: Option<Signal>) -> ping::Policy {
+    match stop {
         Some(signal) => {
             tracing::debug!(
                 signal = signal.as_str(),
@@ -112,45 +138,52 @@ fn run(config: Config) -> Result<ExitCode> {
             config.ping.within(signals::SHUTDOWN_BUDGET)
         }
         None => config.ping,
-    };
-    let attempts = config.retry.attempts();
-    let report = Report::new(
-        &finished,
-        (attempts > 1).then_some((attempt, attempts)),
-        url,
-        config.msg_max,
-    );
-    let pinged = report.deliver(url, ping, config.dry_run);
-    if let Some(record) = &record {
-        let result = match succeeded {
-            true => RunResult::Succeeded,
-            false => RunResult::Failed,
-        };
-        let exit = Some(finished.outcome.exit_code());
-        let msg = report.message().map(str::to_owned);
-        record.append(result, exit, attempt, pinged, msg);
     }
-    Ok(ExitCode::from(finished.outcome.exit_code()))
 }
 
-/// Runs the command until an attempt succeeds or the retry policy says stop. Returns the
-/// last attempt, its number, and the stop signal crontap-run received, if any.
-fn run_attempts(
-    config: &Config,
-    mut spec: ChildSpec<'_>,
-) -> Result<(Finished, u32, Option<nix::sys::signal::Signal>)> {
+/// The attempt that ended a run.
+struct Last {
+    finished: Finished,
+    /// Its number, from 1.
+    attempt: u32,
+    /// The stop signal crontap-run received, if any.
+    stop: Option<Signal>,
+}
+
+impl Last {
+    /// `(k, n)` for the summary's `(attempt k of n)`, when retries were allowed.
+    fn attempt_of(&self, config: &Config) -> Option<(u32, u32)> {
+        let n = config.retry.attempts();
+        (n > 1).then_some((self.attempt, n))
+    }
+}
+
+/// Runs the command until an attempt succeeds or the retry policy says stop.
+fn run_attempts(config: &Config, spec: ChildSpec<'_>) -> Result<Last> {
     let supervisor = Supervisor::new()?;
     let policy = &config.retry;
+    // Each attempt reads stdin from where the first one started, when stdin can seek (a
+    // file); a pipe is read once, so a later attempt sees only what is left.
+    let stdin_start = nix::unistd::lseek(io::stdin(), 0, Whence::SeekCur).ok();
     let mut attempt = 1;
-    spec.env_set.push(("CRONTAP_ATTEMPT", String::new()));
     loop {
-        if let Some((_, value)) = spec.env_set.last_mut() {
-            *value = attempt.to_string();
-        }
-        let finished = supervisor.run(&spec, config.limits)?;
+        let mut spec_now = ChildSpec {
+            env_set: spec.env_set.clone(),
+            lock_fds: spec.lock_fds.clone(),
+            ..spec
+        };
+        spec_now
+            .env_set
+            .push(("CRONTAP_ATTEMPT", attempt.to_string()));
+        let finished = supervisor.run(&spec_now, config.limits)?;
         let stop = finished.stop_signal.or_else(signals::stop_received);
-        if !policy.should_retry(attempt, &finished.outcome, stop.is_some()) {
-            return Ok((finished, attempt, stop));
+        let ended_by_signal = stop.is_some() || finished.termination_forwarded;
+        if !policy.should_retry(attempt, &finished.outcome, ended_by_signal) {
+            return Ok(Last {
+                finished,
+                attempt,
+                stop,
+            });
         }
         let wait = policy.wait_after(attempt);
         tracing::debug!(
@@ -159,12 +192,20 @@ fn run_attempts(
             finished.outcome.describe(finished.elapsed),
             HumanDuration(wait)
         );
-        if let Some(signal) = supervisor.pause(wait) {
-            tracing::debug!(
-                signal = signal.as_str(),
-                "told to stop while waiting; no more attempts"
-            );
-            return Ok((finished, attempt, Some(signal)));
+        let interrupted = supervisor.pause(wait);
+        if let Some(signal) = interrupted.or_else(signals::stop_received) {
+            tracing::debug!(signal = signal.as_str(), "told to stop; no more attempts");
+            let stop = signals::stop_received();
+            return Ok(Last {
+                finished,
+                attempt,
+                stop,
+            });
+        }
+        if let Some(start) = stdin_start
+            && let Err(err) = nix::unistd::lseek(io::stdin(), start, Whence::SeekSet)
+        {
+            tracing::debug!(%err, "cannot rewind stdin for the next attempt");
         }
         attempt += 1;
     }

@@ -65,6 +65,15 @@ pub struct HistoryArgs {
     /// The state directory the runs were recorded in [default: as for running a job].
     #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
+
+    /// The state store URL the runs used (file:///DIR names the state directory).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "CRONTAP_STATE_URL",
+        hide_env_values = true
+    )]
+    pub state_url: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -23,9 +23,14 @@ use crate::supervise;
 /// `--kill-after` when not given.
 const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
 
-/// Variables that hold or point at the heartbeat URL; always removed from the child's
-/// environment, whatever `--url-env` says.
-const URL_VARS: [&str; 2] = ["CRONTAP_HEARTBEAT_URL", heartbeat::URL_FILE_VAR];
+/// Variables that hold or point at the heartbeat URL, or hold the state store's URL; always
+/// removed from the child's environment, whatever `--url-env` says.
+const URL_VARS: [&str; 3] = [
+    "CRONTAP_HEARTBEAT_URL",
+    heartbeat::URL_FILE_VAR,
+    // A state store URL may hold a password.
+    "CRONTAP_STATE_URL",
+];
 
 const MAX_PING_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 const MAX_PING_BUDGET: Duration = Duration::from_secs(15 * 60);
@@ -115,8 +120,8 @@ impl HistoryConfig {
         if let Some(name) = &args.job {
             job::validate_name(name, "--job")?;
         }
-        let dir = match args.state_dir {
-            Some(dir) => non_empty_dir(dir)?,
+        let dir = match state_dir(args.state_dir, args.state_url.as_deref())? {
+            Some(dir) => dir,
             None => disk::default_dir(env)?,
         };
         Ok(HistoryConfig {
@@ -167,20 +172,7 @@ fn state_plan(
     {
         bail!("--once-per must be a whole number of seconds, at most 366d");
     }
-    let dir_option = match args.state_dir.clone() {
-        Some(dir) => Some(non_empty_dir(dir)?),
-        None => None,
-    };
-    let url_dir = match &args.state_url {
-        Some(url) => Some(state_url_dir(url)?),
-        None => None,
-    };
-    let dir = match (dir_option, url_dir) {
-        (Some(a), Some(b)) if a != b => {
-            bail!("--state-dir and --state-url name different directories; give one")
-        }
-        (a, b) => a.or(b),
-    };
+    let dir = state_dir(args.state_dir.clone(), args.state_url.as_deref())?;
 
     let key = match (&args.once_per, &args.idempotency_key) {
         (Some(period), _) => Some(state::KeySpec::OncePer(*period)),
@@ -203,6 +195,19 @@ fn state_plan(
         no_overlap: args.no_overlap,
         key,
     }))
+}
+
+/// The state directory named by `--state-dir` or a `file://` `--state-url`, if either is
+/// given.
+fn state_dir(dir: Option<PathBuf>, url: Option<&str>) -> Result<Option<PathBuf>> {
+    let dir = dir.map(non_empty_dir).transpose()?;
+    let url_dir = url.map(state_url_dir).transpose()?;
+    match (dir, url_dir) {
+        (Some(a), Some(b)) if a != b => {
+            bail!("--state-dir and --state-url name different directories; give one")
+        }
+        (a, b) => Ok(a.or(b)),
+    }
 }
 
 fn non_empty_dir(dir: PathBuf) -> Result<PathBuf> {

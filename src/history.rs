@@ -19,6 +19,9 @@ use crate::state::disk;
 
 /// Most runs kept per job after a trim.
 pub const KEEP: usize = 1000;
+/// Longest wait for another run's append: appends take moments, so a holder that takes
+/// longer is stuck, and this run's history line is given up rather than the run hung.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// Size past which a job's history is trimmed.
 const TRIM_AT: u64 = 512 * 1024;
 
@@ -87,7 +90,7 @@ impl PingResult {
 pub fn append(state_dir: &Path, entry: &Entry) -> Result<()> {
     let dir = state_dir.join("history");
     disk::ensure_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = disk::lock_dir(&dir)?;
+    let _lock = disk::lock_dir(&dir, LOCK_WAIT)?;
     let path = dir.join(format!("{}.jsonl", entry.job));
     let mut line = serde_json::to_vec(entry)?;
     line.push(b'\n');
@@ -100,7 +103,8 @@ pub fn append(state_dir: &Path, entry: &Entry) -> Result<()> {
         .with_context(|| format!("cannot append to {}", path.display()))?;
     if file.metadata()?.len() > TRIM_AT {
         file.flush()?;
-        let text = fs::read_to_string(&path)?;
+        // Lossy: a line torn by a crash must not stop the trim for ever.
+        let text = String::from_utf8_lossy(&fs::read(&path)?).into_owned();
         disk::write_atomic(&path, last_lines(&text).as_bytes())?;
     }
     Ok(())
@@ -141,8 +145,8 @@ pub fn read(state_dir: &Path, job: Option<&str>, limit: usize) -> Result<Vec<Ent
     };
     let mut entries = Vec::new();
     for file in files {
-        let text = match fs::read_to_string(&file) {
-            Ok(text) => text,
+        let text = match fs::read(&file) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
             Err(err) => {
                 return Err(err).with_context(|| format!("cannot read {}", file.display()));

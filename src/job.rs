@@ -58,12 +58,18 @@ pub fn derived_name(command: &[OsString]) -> String {
         hash.update(&(arg.len() as u64).to_be_bytes());
         hash.update(arg.as_bytes());
     }
-    let digest = hash.finish();
-    let hex: String = digest.as_ref()[..4]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("{stem}-{hex}")
+    let hex = hex(hash.finish().as_ref());
+    format!("{stem}-{}", &hex[..8])
+}
+
+/// The SHA-256 of `data`, in lower-case hex: file names for keys, which may hold any
+/// character.
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex(ring::digest::digest(&ring::digest::SHA256, data).as_ref())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Checks a key given with `--idempotency-key`.

@@ -37,10 +37,7 @@ pub const FORWARDED: &[(Signal, &str)] = &[
 /// Whether a forwarded signal can end the job: it is followed by SIGCONT, so that stopped
 /// members of the group can act on it.
 pub fn is_termination(signal: Signal) -> bool {
-    matches!(
-        signal,
-        Signal::SIGTERM | Signal::SIGINT | Signal::SIGHUP | Signal::SIGQUIT
-    )
+    TERMINATION.contains(&signal)
 }
 
 /// Signals that tell crontap-run itself to stop: the report then gets only the shutdown
@@ -80,9 +77,24 @@ pub const SHUTDOWN_BUDGET: Duration = Duration::from_secs(5);
 /// Resolves when crontap-run has received a stop signal, including one that arrived
 /// before the call; never, if none can be watched.
 pub async fn stop_requested() -> Signal {
+    first_of(&STOP_SIGNALS).await
+}
+
+/// Signals that end a job, so none that ended or interrupted an attempt is followed by
+/// another: whoever sent it wanted the job gone, not repeated.
+pub const TERMINATION: [Signal; 4] = [
+    Signal::SIGTERM,
+    Signal::SIGINT,
+    Signal::SIGHUP,
+    Signal::SIGQUIT,
+];
+
+/// Resolves when crontap-run receives one of `signals` (those it was not started with
+/// ignored), or at once if a stop signal already arrived; never, if none can be watched.
+pub async fn first_of(signals: &[Signal]) -> Signal {
     use tokio::signal::unix::{SignalKind, signal};
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    for sig in STOP_SIGNALS.into_iter().filter(|s| !inherited_ignored(*s)) {
+    for &sig in signals.iter().filter(|s| !inherited_ignored(**s)) {
         if let Ok(mut stream) = signal(SignalKind::from_raw(sig as i32)) {
             let tx = tx.clone();
             tokio::spawn(async move {

@@ -13,7 +13,7 @@
 
 use std::ffi::OsString;
 use std::io::{self, PipeWriter};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -41,10 +41,11 @@ pub struct ChildSpec<'a> {
     pub args: &'a [OsString],
     pub env_remove: &'a [String],
     pub env_set: Vec<(&'static str, String)>,
-    /// Kill the command if crontap-run dies first. Set while a lock or key is held: the
-    /// kernel releases those when crontap-run dies, and the next run must not overlap a job
-    /// left running.
-    pub dies_with_crontap: bool,
+    /// Descriptors of the locks the run holds, passed on to the command so that a lock
+    /// lasts as long as any process of the job that keeps it (as with `flock(1)`). When
+    /// there are any, the command is also killed if crontap-run dies first, so that a
+    /// killed crontap-run does not leave the lock held by a job nobody supervises.
+    pub lock_fds: Vec<RawFd>,
 }
 
 /// `--timeout` and `--kill-after`.
@@ -63,6 +64,8 @@ pub struct Finished {
     /// The stop signal crontap-run itself received and forwarded, if any: the report must
     /// then go out within the shutdown budget.
     pub stop_signal: Option<Signal>,
+    /// A signal that can end the job ([`signals::TERMINATION`]) was forwarded to it.
+    pub termination_forwarded: bool,
 }
 
 /// Runs commands one after another (the attempts of a run) and waits between them.
@@ -91,11 +94,11 @@ impl Supervisor {
             .block_on(supervise(spec, limits, self.inherited))
     }
 
-    /// Waits `delay`, unless crontap-run is told to stop first: then returns that signal.
+    /// Waits `delay`, unless a signal that ends jobs arrives first: then returns it.
     pub fn pause(&self, delay: Duration) -> Option<Signal> {
         self.runtime.block_on(async {
             tokio::select! {
-                sig = signals::stop_requested() => Some(sig),
+                sig = signals::first_of(&signals::TERMINATION) => Some(sig),
                 _ = tokio::time::sleep(delay) => signals::stop_received(),
             }
         })
@@ -140,13 +143,19 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
     command.envs(spec.env_set.iter().map(|(k, v)| (k, v)));
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
     unsafe {
-        let dies_with_crontap = spec.dies_with_crontap;
+        let lock_fds = spec.lock_fds.clone();
         let crontap = nix::unistd::getpid();
         command.pre_exec(move || {
             if claim_terminal {
                 Terminal::claim_in_child();
             }
-            if dies_with_crontap {
+            if !lock_fds.is_empty() {
+                for &fd in &lock_fds {
+                    // Clearing close-on-exec in the child only: crontap-run's copies keep it.
+                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
                 nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
                 // crontap-run died before the request took effect.
                 if nix::unistd::getppid() != crontap {
@@ -183,6 +192,7 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
     let mut timed_out = false;
     let mut kill_at: Option<tokio::time::Instant> = None;
     let mut killed = false;
+    let mut termination_forwarded = false;
     let outcome = loop {
         tokio::select! {
             // Signals first: one that arrived with the exit is still passed on.
@@ -190,6 +200,7 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
             Some(sig) = forwarded.recv() => {
                 tracing::debug!(signal = sig.as_str(), "forwarding signal to the command");
                 send(child, sig);
+                termination_forwarded |= signals::is_termination(sig);
                 if signals::is_termination(sig) {
                     // Stopped members of the group could not act on it otherwise.
                     send(child, Signal::SIGCONT);
@@ -229,7 +240,8 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         },
         _ => outcome,
     };
-    let finished = copies.finish(outcome, started, exited, signals::stop_received());
+    let mut finished = copies.finish(outcome, started, exited, signals::stop_received());
+    finished.termination_forwarded = termination_forwarded;
     // Orphans that ended while the output drained.
     reap(child, None);
     Ok(finished)
@@ -377,6 +389,7 @@ impl Copies {
             stdout_tail,
             stderr_tail,
             stop_signal,
+            termination_forwarded: false,
         }
     }
 }

@@ -12,6 +12,7 @@ use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use nix::errno::Errno;
@@ -84,6 +85,21 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     written.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// How old a temporary file must be before it counts as left by a killed writer.
+const TEMP_STALE: Duration = Duration::from_secs(3600);
+
+/// Whether `path` is a temporary file of [`write_atomic`] left behind by a writer that was
+/// killed (older than an hour: no write takes that long).
+pub fn is_stale_temp(path: &Path, modified: Option<&SystemTime>, now: SystemTime) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    name.starts_with('.')
+        && name.ends_with(".tmp")
+        && modified.is_some_and(|m| now.duration_since(*m).is_ok_and(|age| age > TEMP_STALE))
+}
+
 /// Makes a rename or removal in `dir` durable.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
@@ -129,14 +145,20 @@ pub fn try_lock(path: &Path) -> Result<Option<Flock<File>>> {
     }
 }
 
-/// Takes an exclusive lock on the directory `dir` itself, waiting for it: for writes that
-/// take moments, so that no lock file is needed.
-pub fn lock_dir(dir: &Path) -> Result<Flock<File>> {
+/// Takes an exclusive lock on the directory `dir` itself, waiting up to `patience` for it:
+/// for writes that take moments, so that no lock file is needed.
+pub fn lock_dir(dir: &Path, patience: Duration) -> Result<Flock<File>> {
+    let deadline = std::time::Instant::now() + patience;
+    let mut file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
     loop {
-        let file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
-        match Flock::lock(file, FlockArg::LockExclusive) {
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(locked) => return Ok(locked),
-            Err((_, Errno::EINTR)) => continue,
+            Err((back, Errno::EWOULDBLOCK | Errno::EINTR))
+                if std::time::Instant::now() < deadline =>
+            {
+                file = back;
+                std::thread::sleep(Duration::from_millis(10));
+            }
             Err((_, errno)) => {
                 return Err(io::Error::from(errno))
                     .with_context(|| format!("cannot lock {}", dir.display()));

@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io;
+use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -25,6 +26,10 @@ use serde::{Deserialize, Serialize};
 
 use super::disk;
 use super::{Claim, Lease, RETENTION, Store, Target};
+use crate::job;
+
+/// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
+const LAST_SECOND: u64 = 253_402_300_799;
 
 /// Most expired records removed by one run, so pruning never makes a run slow.
 const PRUNE_MAX: usize = 200;
@@ -81,8 +86,7 @@ impl FileStore {
         match target {
             Target::Lock { job } => (self.dir.join("locks").join(format!("{job}.lock")), None),
             Target::Key { key, .. } => {
-                let digest = ring::digest::digest(&ring::digest::SHA256, key.as_bytes());
-                let name: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+                let name = job::sha256_hex(key.as_bytes());
                 let keys = self.dir.join("keys");
                 (
                     keys.join(format!("{name}.lock")),
@@ -120,27 +124,31 @@ impl FileStore {
             let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
                 continue;
             };
-            let is_record = path.extension().is_some_and(|e| e == "json");
-            let is_lock = path.extension().is_some_and(|e| e == "lock");
-            let old = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t < recent);
-            let orphan_lock = is_lock && old && !keys.join(format!("{stem}.json")).exists();
-            if !(orphan_lock || is_record && old) {
+            let modified = entry.metadata().and_then(|m| m.modified());
+            if disk::is_stale_temp(&path, modified.as_ref().ok(), now) {
+                let _ = fs::remove_file(&path);
                 continue;
             }
-            let lock_path = keys.join(format!("{stem}.lock"));
+            let is_record = path.extension().is_some_and(|e| e == "json");
+            let is_lock = path.extension().is_some_and(|e| e == "lock");
+            let old = modified.is_ok_and(|t| t < recent);
             let record_path = keys.join(format!("{stem}.json"));
-            let Ok(Some(_lock)) = disk::try_lock(&lock_path) else {
-                continue;
-            };
-            let expired = match read_record(&record_path) {
-                Ok(Some(record)) => record.keep_until < secs(now),
+            let orphan_lock = is_lock && old && !record_path.exists();
+            // Read before locking: locking a live key, even for a moment, could make a
+            // claim racing with it skip.
+            let expired = |record: Result<Option<Record>>| match record {
+                Ok(Some(record)) => record.expired(now),
                 Ok(None) => true,
                 Err(_) => false,
             };
-            if expired {
+            if !(orphan_lock || is_record && old && expired(read_record(&record_path))) {
+                continue;
+            }
+            let lock_path = keys.join(format!("{stem}.lock"));
+            let Ok(Some(_lock)) = disk::try_lock(&lock_path) else {
+                continue;
+            };
+            if expired(read_record(&record_path)) {
                 let _ = fs::remove_file(&record_path);
                 // Removed while locked: see `disk::try_lock` for why that is safe.
                 let _ = fs::remove_file(&lock_path);
@@ -157,15 +165,22 @@ impl FileStore {
 impl Store for FileStore {
     fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
         let (lock_path, record_path) = self.paths(target);
-        let Some(lock) = disk::try_lock(&lock_path)? else {
+        let Some(lock) = try_lock_patiently(&lock_path)? else {
             return Ok(Claim::Held);
         };
         let (Some(record_path), Target::Key { key, job, .. }) = (record_path, target) else {
             return Ok(Claim::Granted(self.grant(target, owner, lock)));
         };
         match read_record(&record_path)? {
+            // Past its retention a record is as good as pruned.
+            Some(r) if r.expired(SystemTime::now()) => {}
             Some(r) if r.key == *key && r.status == Status::Succeeded => {
-                return Ok(Claim::Done(UNIX_EPOCH + Duration::from_secs(r.updated)));
+                let at = (r.updated <= LAST_SECOND)
+                    .then(|| UNIX_EPOCH + Duration::from_secs(r.updated))
+                    .with_context(|| {
+                        format!("{} holds an impossible time", record_path.display())
+                    })?;
+                return Ok(Claim::Done(at));
             }
             Some(r) if r.status == Status::Running => tracing::debug!(
                 pid = r.pid,
@@ -224,6 +239,10 @@ impl Store for FileStore {
         Ok(())
     }
 
+    fn job_fds(&self) -> Vec<RawFd> {
+        self.held.values().map(|lock| lock.as_raw_fd()).collect()
+    }
+
     fn release(&mut self, lease: Lease) -> Result<()> {
         let Some(lock) = self.held.remove(&lease.id) else {
             bail!("releasing a lease this store does not hold");
@@ -242,6 +261,24 @@ impl Store for FileStore {
         drop(lock);
         Ok(())
     }
+}
+
+impl Record {
+    fn expired(&self, now: SystemTime) -> bool {
+        self.keep_until < secs(now)
+    }
+}
+
+/// [`disk::try_lock`], retried for a moment: a pruning run may hold a key's lock briefly,
+/// and that must not read as a live holder. A live holder holds it for the whole job.
+fn try_lock_patiently(path: &Path) -> Result<Option<Flock<File>>> {
+    for _ in 0..5 {
+        if let Some(lock) = disk::try_lock(path)? {
+            return Ok(Some(lock));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    disk::try_lock(path)
 }
 
 fn secs(t: SystemTime) -> u64 {
@@ -363,14 +400,16 @@ mod tests {
         };
         let lease = granted(store.claim(&past, "run-a").unwrap());
         store.complete(lease, true).unwrap();
-        // Still there: its file is too recent to be looked at.
-        assert!(matches!(
-            store.claim(&past, "run-b").unwrap(),
-            Claim::Done(_)
-        ));
-        // Seen from beyond the retention, it goes, lock file and all.
+        // Past its retention a success no longer counts, pruned or not.
+        let lease = granted(store.claim(&past, "run-b").unwrap());
+        store.complete(lease, true).unwrap();
+        // Its file is too recent to be looked at by a prune now...
+        store.prune(SystemTime::now());
+        assert_eq!(fs::read_dir(tmp.path().join("keys")).unwrap().count(), 2);
+        // ...but seen from beyond the retention it goes, lock file and all, as does a
+        // temporary file a killed writer left.
+        fs::write(tmp.path().join("keys/.x.json.1.2.tmp"), "").unwrap();
         store.prune(SystemTime::now() + RETENTION + Duration::from_secs(60));
         assert_eq!(fs::read_dir(tmp.path().join("keys")).unwrap().count(), 0);
-        granted(store.claim(&past, "run-c").unwrap());
     }
 }

@@ -14,6 +14,7 @@
 pub mod disk;
 pub mod file;
 
+use std::os::fd::RawFd;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -58,7 +59,7 @@ pub enum Claim {
 /// A target held by this run. `owner` is the run's id: a store checks it on every renew,
 /// complete and release, so a holder whose lease was lost cannot overwrite the next
 /// holder's record.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Lease {
     pub target: Target,
     pub owner: String,
@@ -79,6 +80,11 @@ pub trait Store: Send {
     /// How often leases must be renewed; `None` for holds that last as long as the process.
     fn renew_every(&self) -> Option<Duration> {
         None
+    }
+    /// Descriptors the job inherits so that holds last as long as any process of the job
+    /// (kernel locks); none for stores whose leases are renewed.
+    fn job_fds(&self) -> Vec<RawFd> {
+        Vec::new()
     }
 }
 
@@ -136,64 +142,62 @@ pub struct Held {
 /// is unusable.
 pub fn admit(plan: &Plan, owner: &str, now: SystemTime) -> Result<Admission> {
     let dir = plan.dir.as_deref().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let store: Box<dyn Store> = Box::new(file::FileStore::open(dir)?);
-    admit_with(store, plan, owner, now)
-        .with_context(|| format!("the state directory {} is unusable", dir.display()))
+    let unusable = || {
+        format!(
+            "the state directory {} (--state-dir, CRONTAP_STATE_DIR) is unusable",
+            dir.display()
+        )
+    };
+    let store = file::FileStore::open(dir).with_context(unusable)?;
+    admit_with(Box::new(store), plan, owner, now).with_context(unusable)
 }
 
 fn admit_with(
-    mut store: Box<dyn Store>,
+    store: Box<dyn Store>,
     plan: &Plan,
     owner: &str,
     now: SystemTime,
 ) -> Result<Admission> {
-    let mut leases = Vec::new();
+    let key = plan.key_at(now);
+    // Built first, so that a lease taken before a skip or an error is released on drop.
+    let mut held = Held {
+        store: Arc::new(Mutex::new(store)),
+        leases: Vec::new(),
+        key: key.as_ref().map(|(k, _)| k.clone()),
+        keeper: None,
+    };
     if plan.no_overlap {
         let target = Target::Lock {
             job: plan.job.clone(),
         };
-        match store.claim(&target, owner)? {
-            Claim::Granted(lease) => leases.push(lease),
-            Claim::Held | Claim::Done(_) => {
-                let reason = format!("job {} is already running (--no-overlap)", plan.job);
-                return Ok(Admission::Skip(reason));
-            }
-        }
-    }
-    let key = plan.key_at(now);
-    if let Some((key, keep_until)) = &key {
-        let target = Target::Key {
-            key: key.clone(),
-            job: plan.job.clone(),
-            keep_until: *keep_until,
-        };
-        let skip = match store.claim(&target, owner)? {
-            Claim::Granted(lease) => {
-                leases.push(lease);
-                None
-            }
-            Claim::Held => Some(format!("{key} is being run by another instance")),
-            Claim::Done(at) => Some(format!(
-                "{key} already succeeded at {}",
-                humantime::format_rfc3339_seconds(at)
-            )),
-        };
-        if let Some(reason) = skip {
-            for lease in leases {
-                store.release(lease)?;
-            }
+        if let Claim::Held | Claim::Done(_) = held.claim(&target, owner)? {
+            let reason = format!("job {} is already running (--no-overlap)", plan.job);
             return Ok(Admission::Skip(reason));
         }
     }
-    let keeper_every = store.renew_every();
-    let store = Arc::new(Mutex::new(store));
-    let mut held = Held {
-        store,
-        leases,
-        key: key.map(|(k, _)| k),
-        keeper: None,
-    };
-    if let Some(every) = keeper_every {
+    if let Some((key, keep_until)) = key {
+        let target = Target::Key {
+            key: key.clone(),
+            job: plan.job.clone(),
+            keep_until,
+        };
+        match held.claim(&target, owner)? {
+            Claim::Granted(_) => {}
+            Claim::Held => {
+                return Ok(Admission::Skip(format!(
+                    "{key} is being run by another instance"
+                )));
+            }
+            Claim::Done(at) => {
+                return Ok(Admission::Skip(format!(
+                    "{key} already succeeded at {}",
+                    humantime::format_rfc3339_seconds(at)
+                )));
+            }
+        }
+    }
+    let every = held.store().renew_every();
+    if let Some(every) = every {
         held.keeper = Some(Keeper::start(Arc::clone(&held.store), &held.leases, every));
     }
     Ok(Admission::Run(held))
@@ -205,18 +209,53 @@ impl Held {
         self.key.as_deref()
     }
 
+    /// Descriptors the job must inherit (see [`Store::job_fds`]).
+    pub fn job_fds(&self) -> Vec<RawFd> {
+        self.store().job_fds()
+    }
+
+    fn store(&self) -> std::sync::MutexGuard<'_, Box<dyn Store>> {
+        self.store.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Claims `target`, keeping the lease if granted; the claim itself is returned with a
+    /// copy of the lease.
+    fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
+        let claim = self.store().claim(target, owner)?;
+        if let Claim::Granted(lease) = &claim {
+            self.leases.push(lease.clone());
+        }
+        Ok(claim)
+    }
+
     /// Records the run's result under its key and releases everything, key first (so the
     /// lock is still held while the result is written).
     pub fn finish(mut self, succeeded: bool) -> Result<()> {
         drop(self.keeper.take());
-        let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let leases = std::mem::take(&mut self.leases);
+        let mut store = self.store();
         let mut first_error = None;
-        while let Some(lease) = self.leases.pop() {
+        for lease in leases.into_iter().rev() {
             if let Err(err) = store.complete(lease, succeeded) {
                 first_error.get_or_insert(err);
             }
         }
         first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// A run that ends without [`Held::finish`] (skipped, or crontap-run's own error) lets go
+/// of what it took, so that a store with leases is not blocked until they expire.
+impl Drop for Held {
+    fn drop(&mut self) {
+        drop(self.keeper.take());
+        let leases = std::mem::take(&mut self.leases);
+        let mut store = self.store();
+        for lease in leases.into_iter().rev() {
+            if let Err(err) = store.release(lease) {
+                tracing::debug!("cannot release a hold on the state store: {err:#}");
+            }
+        }
     }
 }
 
@@ -229,14 +268,7 @@ struct Keeper {
 
 impl Keeper {
     fn start(store: Arc<Mutex<Box<dyn Store>>>, leases: &[Lease], every: Duration) -> Keeper {
-        let leases: Vec<Lease> = leases
-            .iter()
-            .map(|l| Lease {
-                target: l.target.clone(),
-                owner: l.owner.clone(),
-                id: l.id,
-            })
-            .collect();
+        let leases = leases.to_vec();
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
             while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {

@@ -150,7 +150,13 @@ pub fn refused_url() -> String {
 /// A crontap-run invocation being built.
 pub struct Crontap {
     command: Command,
-    stdin: Option<Vec<u8>>,
+    stdin: Option<Input>,
+}
+
+/// What the binary reads on stdin; nothing (`/dev/null`) unless set.
+enum Input {
+    Bytes(Vec<u8>),
+    File(std::fs::File),
 }
 
 /// What a finished invocation left behind.
@@ -223,7 +229,13 @@ impl Crontap {
     }
 
     pub fn stdin(&mut self, data: &[u8]) -> &mut Crontap {
-        self.stdin = Some(data.to_vec());
+        self.stdin = Some(Input::Bytes(data.to_vec()));
+        self
+    }
+
+    /// Gives the binary an open file as stdin, as `< file` in a shell.
+    pub fn stdin_file(&mut self, file: std::fs::File) -> &mut Crontap {
+        self.stdin = Some(Input::File(file));
         self
     }
 
@@ -251,11 +263,16 @@ impl Crontap {
     pub fn start(&mut self) -> Running {
         use std::io::Read;
         let mut child = self.spawn(Stdio::piped(), Stdio::piped());
-        let mut stderr = child.stderr.take().unwrap();
+        let mut pipe = child.stderr.take().unwrap();
+        let stderr_seen = Arc::new(Mutex::new(String::new()));
+        let seen = Arc::clone(&stderr_seen);
         let stderr = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text);
-            text
+            let mut chunk = [0; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                seen.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
         });
         let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
         Running {
@@ -263,6 +280,7 @@ impl Crontap {
             stdout,
             seen: String::new(),
             stderr,
+            stderr_seen,
             started: Instant::now(),
         }
     }
@@ -278,17 +296,18 @@ impl Crontap {
     /// Runs the binary; for tests that check the secret themselves.
     pub fn run_raw(&mut self) -> Output {
         use std::io::Write;
+        let (stdin, bytes) = match self.stdin.take() {
+            None => (Stdio::null(), None),
+            Some(Input::Bytes(data)) => (Stdio::piped(), Some(data)),
+            Some(Input::File(file)) => (Stdio::from(file), None),
+        };
         self.command
-            .stdin(if self.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let started = Instant::now();
         let mut child = self.command.spawn().expect("start crontap-run");
-        if let Some(data) = self.stdin.take() {
+        if let Some(data) = bytes {
             child.stdin.take().unwrap().write_all(&data).unwrap();
         }
         let out = child.wait_with_output().expect("wait for crontap-run");
@@ -302,12 +321,12 @@ impl Crontap {
     }
 }
 
-/// Gives SIGINT and SIGQUIT their default disposition: a test runner started in the
-/// background by a shell has them ignored, and crontap-run rightly does not forward signals
+/// Gives SIGINT, SIGQUIT and SIGHUP their default disposition: a test runner started in
+/// the background by a shell (or under `nohup`) has them ignored, and crontap-run rightly does not forward signals
 /// it was started with ignored.
 pub fn default_signals() -> std::io::Result<()> {
     use nix::sys::signal::{SigHandler, Signal, signal};
-    for sig in [Signal::SIGINT, Signal::SIGQUIT] {
+    for sig in [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGHUP] {
         // SAFETY: SIG_DFL installs no handler code.
         unsafe { signal(sig, SigHandler::SigDfl) }?;
     }
@@ -337,7 +356,8 @@ pub struct Running {
     child: Child,
     stdout: std::io::BufReader<std::process::ChildStdout>,
     seen: String,
-    stderr: JoinHandle<String>,
+    stderr: JoinHandle<()>,
+    stderr_seen: Arc<Mutex<String>>,
     started: Instant,
 }
 
@@ -361,6 +381,11 @@ impl Running {
         }
     }
 
+    /// What crontap-run has printed on stderr so far.
+    pub fn stderr_so_far(&self) -> String {
+        self.stderr_seen.lock().unwrap().clone()
+    }
+
     /// Sends a signal to crontap-run itself.
     pub fn signal(&self, signal: nix::sys::signal::Signal) {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), signal).unwrap();
@@ -373,7 +398,8 @@ impl Running {
         self.stdout.read_to_string(&mut rest).unwrap();
         self.seen.push_str(&rest);
         let status = self.child.wait().unwrap();
-        let stderr = self.stderr.join().unwrap();
+        self.stderr.join().unwrap();
+        let stderr = std::mem::take(&mut *self.stderr_seen.lock().unwrap());
         assert_no_secret(&self.seen, "stdout");
         assert_no_secret(&stderr, "stderr");
         Output {

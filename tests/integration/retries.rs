@@ -327,3 +327,79 @@ fn a_stop_request_while_waiting_to_retry_ends_the_run() {
         assert!(msg.contains("s (attempt 1 of 4)"), "{msg}");
     }
 }
+
+#[test]
+fn every_attempt_reads_stdin_from_the_start() {
+    // `crontap-run --retries 2 -- psql < nightly.sql`: a retry must not see end-of-file.
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.sql");
+    std::fs::write(&input, "one\ntwo\nthree\n").unwrap();
+    let log = dir.path().join("attempts");
+    let out = Crontap::with_url(&receiver.url())
+        .stdin_file(std::fs::File::open(&input).unwrap())
+        .args(["--retries", "1", "--retry-delay", "10ms", "--", "sh", "-c"])
+        .arg(counted(&log, "echo \"lines=$(wc -l)\" >&2; exit 1"))
+        .run();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(attempts(&log), ["1", "2"]);
+    assert_eq!(out.stderr.matches("lines=3").count(), 2, "{}", out.stderr);
+    assert!(fail_msg(&receiver).ends_with("(attempt 2 of 2): lines=3"));
+}
+
+#[test]
+fn a_job_ended_by_a_forwarded_hangup_is_not_retried() {
+    for (signal, code) in [(Signal::SIGHUP, 129), (Signal::SIGQUIT, 131)] {
+        let receiver = Receiver::start();
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("attempts");
+        let mut crontap = Crontap::with_url(&receiver.url());
+        crontap.args(["--retries", "2", "--retry-delay", "10ms", "--", "sh", "-c"]);
+        crontap.arg(counted(&log, "echo ready; exec sleep 60"));
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            crontap.command().pre_exec(default_signals);
+        }
+        let mut running = crontap.start();
+        running.wait_for("ready");
+        running.signal(signal);
+        let out = running.finish();
+        assert_eq!(out.code, code, "{signal}: {}", out.stderr);
+        assert_eq!(attempts(&log), ["1"], "{signal}");
+        assert_eq!(receiver.received().len(), 1, "{signal}");
+    }
+}
+
+#[test]
+fn a_hangup_while_waiting_to_retry_ends_the_run() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("attempts");
+    let mut crontap = Crontap::with_url(&receiver.url());
+    crontap.args([
+        "--retries",
+        "2",
+        "--retry-delay",
+        "1h",
+        "-v",
+        "--",
+        "sh",
+        "-c",
+    ]);
+    crontap.arg(counted(&log, "echo ready; exit 1"));
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        crontap.command().pre_exec(default_signals);
+    }
+    let mut running = crontap.start();
+    running.wait_for("ready");
+    // The debug line says the wait has begun.
+    assert!(eventually(Duration::from_secs(20), || running
+        .stderr_so_far()
+        .contains("retrying in")));
+    running.signal(Signal::SIGHUP);
+    let out = running.finish();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(attempts(&log), ["1"]);
+    assert_eq!(receiver.received().len(), 1);
+}

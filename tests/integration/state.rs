@@ -297,6 +297,12 @@ fn a_sigkilled_no_overlap_holder_never_blocks_the_next_run() {
         &stderr,
     );
     sigkill(&mut holder);
+    // The job held the lock too; it is killed with its crontap-run.
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(pid.trim())),
+        "the job of the SIGKILLed crontap-run survived"
+    );
 
     let next = stateful(&receiver, &state)
         .args(["--no-overlap", "--job", "nightly", "--", "touch"])
@@ -306,12 +312,6 @@ fn a_sigkilled_no_overlap_holder_never_blocks_the_next_run() {
     assert_eq!(next.stderr, "");
     assert!(marker.exists(), "the next run did not run the command");
     assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
-
-    let pid = std::fs::read_to_string(&pid_file).unwrap();
-    assert!(
-        eventually(Duration::from_secs(20), || !alive(pid.trim())),
-        "the job of the SIGKILLed crontap-run survived"
-    );
     assert_no_secret(&std::fs::read_to_string(&stderr).unwrap(), "stderr");
 }
 
@@ -485,6 +485,12 @@ fn a_key_left_running_by_a_sigkilled_holder_is_taken_over() {
         &stderr,
     );
     sigkill(&mut holder);
+    // The job held the lock too; it is killed with its crontap-run.
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(pid.trim())),
+        "the job of the SIGKILLed crontap-run survived"
+    );
 
     let next = stateful(&receiver, &state)
         .args(["--idempotency-key", "batch-8", "--", "touch"])
@@ -494,12 +500,6 @@ fn a_key_left_running_by_a_sigkilled_holder_is_taken_over() {
     assert_eq!(next.stderr, "");
     assert!(marker.exists(), "the next run did not run the command");
     assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
-
-    let pid = std::fs::read_to_string(&pid_file).unwrap();
-    assert!(
-        eventually(Duration::from_secs(20), || !alive(pid.trim())),
-        "the job of the SIGKILLed crontap-run survived"
-    );
     assert_no_secret(&std::fs::read_to_string(&stderr).unwrap(), "stderr");
 
     // The takeover succeeded, so the key is now done.
@@ -786,4 +786,72 @@ fn dry_run_leaves_the_state_store_alone() {
     assert_eq!(line_count(&count), 2, "a dry run always runs the command");
     assert!(!state.exists(), "a dry run created {}", state.display());
     assert!(receiver.received().is_empty());
+}
+
+#[test]
+fn a_process_the_job_left_running_keeps_the_lock() {
+    // crontap-run is SIGKILLed while its job's own child still works: the lock must hold
+    // until that child ends too, or the next run would overlap it.
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let gate = Gate::new(dir.path());
+    let pid_file = dir.path().join("pid");
+    let script = format!(
+        "sh -c \"echo \\$\\$ > '{pid}'; {wait}\" & while [ ! -s '{pid}' ]; do sleep 0.01; done; \
+         echo ready; exec sleep 600",
+        pid = pid_file.display(),
+        wait = gate.wait_script(),
+    );
+    let mut holder = stateful(&receiver, &state)
+        .args(["--no-overlap", "--job", "worker", "--", "sh", "-c", &script])
+        .spawn(Stdio::piped(), Stdio::null());
+    let mut line = String::new();
+    std::io::BufReader::new(holder.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, "ready\n");
+    sigkill(&mut holder);
+    let worker = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(alive(worker.trim()), "the job's own child is still working");
+
+    let marker = dir.path().join("ran");
+    let next = stateful(&receiver, &state)
+        .args(["--no-overlap", "--job", "worker", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(next.code, 0, "{}", next.stderr);
+    assert!(next.stderr.contains("already running"), "{}", next.stderr);
+    assert!(!marker.exists(), "the next run overlapped the job's child");
+
+    gate.open();
+    assert!(eventually(Duration::from_secs(20), || !alive(
+        worker.trim()
+    )));
+    let after = stateful(&receiver, &state)
+        .args(["--no-overlap", "--job", "worker", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(after.code, 0, "{}", after.stderr);
+    assert!(marker.exists(), "the lock outlived the job");
+}
+
+#[test]
+fn the_state_url_is_not_passed_to_the_job() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", dir.path().join("state").display());
+    let out = Crontap::with_url(&receiver.url())
+        .env("CRONTAP_STATE_URL", &url)
+        .args(["--no-overlap", "--", "sh", "-c"])
+        .arg("echo \"url=${CRONTAP_STATE_URL-unset}\"")
+        .run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "url=unset\n");
+    let history = Crontap::new()
+        .env("CRONTAP_STATE_URL", &url)
+        .args(["history", "--json"])
+        .run();
+    assert_eq!(history.code, 0, "{}", history.stderr);
+    assert_eq!(history.stdout.lines().count(), 1, "{}", history.stdout);
 }

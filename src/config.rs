@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use crate::cli::{Cli, HistoryArgs, RunArgs};
 use crate::heartbeat::{self, Heartbeat};
@@ -17,6 +17,7 @@ use crate::job;
 use crate::log;
 use crate::ping;
 use crate::retry;
+use crate::state::location::{self, Engine, Remote, StateUrl};
 use crate::state::{self, disk};
 use crate::supervise;
 
@@ -120,7 +121,8 @@ impl HistoryConfig {
         if let Some(name) = &args.job {
             job::validate_name(name, "--job")?;
         }
-        let dir = match state_dir(args.state_dir, args.state_url.as_deref())? {
+        // History stays on this host, also for runs whose store is a server.
+        let dir = match state_location(args.state_dir, args.state_url.as_deref())?.0 {
             Some(dir) => dir,
             None => disk::default_dir(env)?,
         };
@@ -172,7 +174,10 @@ fn state_plan(
     {
         bail!("--once-per must be a whole number of seconds, at most 366d");
     }
-    let dir = state_dir(args.state_dir.clone(), args.state_url.as_deref())?;
+    let (dir, remote) = state_location(args.state_dir.clone(), args.state_url.as_deref())?;
+    if let Some(remote) = &remote {
+        check_remote(remote)?;
+    }
 
     let key = match (&args.once_per, &args.idempotency_key) {
         (Some(period), _) => Some(state::KeySpec::OncePer(*period)),
@@ -188,6 +193,7 @@ fn state_plan(
     };
     Ok(Some(state::Plan {
         dir,
+        remote,
         job: args
             .job
             .clone()
@@ -198,15 +204,21 @@ fn state_plan(
 }
 
 /// The state directory named by `--state-dir` or a `file://` `--state-url`, if either is
-/// given.
-fn state_dir(dir: Option<PathBuf>, url: Option<&str>) -> Result<Option<PathBuf>> {
+/// given, and the state server a `postgres://` or `redis://` one names.
+fn state_location(
+    dir: Option<PathBuf>,
+    url: Option<&str>,
+) -> Result<(Option<PathBuf>, Option<Remote>)> {
     let dir = dir.map(non_empty_dir).transpose()?;
-    let url_dir = url.map(state_url_dir).transpose()?;
-    match (dir, url_dir) {
-        (Some(a), Some(b)) if a != b => {
-            bail!("--state-dir and --state-url name different directories; give one")
-        }
-        (a, b) => Ok(a.or(b)),
+    match url.map(location::parse).transpose()? {
+        None => Ok((dir, None)),
+        Some(StateUrl::Dir(url_dir)) => match dir {
+            Some(dir) if dir != url_dir => {
+                bail!("--state-dir and --state-url name different directories; give one")
+            }
+            _ => Ok((Some(url_dir), None)),
+        },
+        Some(StateUrl::Remote(remote)) => Ok((dir, Some(remote))),
     }
 }
 
@@ -217,24 +229,13 @@ fn non_empty_dir(dir: PathBuf) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// The directory of a `file://` state URL. The URL may hold a password: errors name the
-/// option, never the value.
-fn state_url_dir(url: &str) -> Result<PathBuf> {
-    let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
-    match scheme.as_deref() {
-        Some("file") => {}
-        Some(s @ ("postgres" | "postgresql" | "redis" | "rediss")) => {
-            bail!(
-                "--state-url (CRONTAP_STATE_URL) with {s}:// is not yet supported by this version of crontap-run"
-            )
-        }
-        _ => bail!(
-            "--state-url (CRONTAP_STATE_URL) must be a file://, postgres://, postgresql://, redis:// or rediss:// URL"
-        ),
-    }
-    reqwest::Url::parse(url)
-        .ok()
-        .and_then(|u| u.to_file_path().ok())
-        .filter(|p| p.is_absolute() && p.as_os_str().len() > 1)
-        .context("--state-url (CRONTAP_STATE_URL) must be file:///absolute/path")
+/// Refuses a state server this build cannot use.
+fn check_remote(remote: &Remote) -> Result<()> {
+    let name = match remote.engine {
+        Engine::Postgres => "postgres://",
+        Engine::Redis => "redis://",
+    };
+    bail!(
+        "--state-url (CRONTAP_STATE_URL) with {name} is not yet supported by this version of crontap-run"
+    )
 }

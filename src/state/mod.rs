@@ -13,6 +13,7 @@
 
 pub mod disk;
 pub mod file;
+pub mod location;
 
 use std::os::fd::RawFd;
 use std::path::PathBuf;
@@ -24,6 +25,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Context, Result};
 
 use crate::job;
+use location::Remote;
 
 /// How long a finished key's record is kept after its period ends (or, for an explicit key,
 /// after the run): long enough for cron, Kubernetes or a person to re-run the same period
@@ -102,6 +104,8 @@ pub enum KeySpec {
 pub struct Plan {
     /// The state directory (the file store, and history), or why there is none.
     pub dir: std::result::Result<PathBuf, String>,
+    /// The state server, when the store is not the directory.
+    pub remote: Option<Remote>,
     pub job: String,
     pub no_overlap: bool,
     pub key: Option<KeySpec>,
@@ -141,15 +145,32 @@ pub struct Held {
 /// Opens the store and takes what `plan` asks for, lock first. Any error means the store
 /// is unusable.
 pub fn admit(plan: &Plan, owner: &str, now: SystemTime) -> Result<Admission> {
+    let (store, unusable) = open(plan)?;
+    admit_with(store, plan, owner, now).with_context(|| unusable)
+}
+
+/// Opens the store `plan` names; also returns the words for "it is unusable".
+fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
+    if let Some(remote) = &plan.remote {
+        let unusable = format!(
+            "the state store {} is unreachable or failing",
+            remote.redacted()
+        );
+        let store = open_remote(remote).with_context(|| unusable.clone())?;
+        return Ok((store, unusable));
+    }
     let dir = plan.dir.as_deref().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let unusable = || {
-        format!(
-            "the state directory {} (--state-dir, CRONTAP_STATE_DIR) is unusable",
-            dir.display()
-        )
-    };
-    let store = file::FileStore::open(dir).with_context(unusable)?;
-    admit_with(Box::new(store), plan, owner, now).with_context(unusable)
+    let unusable = format!(
+        "the state directory {} (--state-dir, CRONTAP_STATE_DIR) is unusable",
+        dir.display()
+    );
+    let store = file::FileStore::open(dir).with_context(|| unusable.clone())?;
+    Ok((Box::new(store), unusable))
+}
+
+/// Connects to a state server.
+fn open_remote(remote: &Remote) -> Result<Box<dyn Store>> {
+    anyhow::bail!("{:?} stores are not supported by this build", remote.engine)
 }
 
 fn admit_with(
@@ -359,6 +380,7 @@ mod tests {
     fn plan(no_overlap: bool, key: Option<KeySpec>) -> Plan {
         Plan {
             dir: Ok(PathBuf::from("/nonexistent")),
+            remote: None,
             job: "nightly".into(),
             no_overlap,
             key,

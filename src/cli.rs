@@ -156,6 +156,12 @@ pub struct RunArgs {
     )]
     pub state_url: Option<String>,
 
+    /// How long a key or lock on a state server outlives a holder that stopped renewing it
+    /// (a host that died); held keys are renewed every third of it.
+    #[arg(long, value_name = "DUR", env = "CRONTAP_STATE_LEASE", default_value = "60s",
+          value_parser = duration)]
+    pub state_lease: Duration,
+
     /// Run the command and print what would be sent (URL redacted); send nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -35,6 +35,10 @@ const URL_VARS: [&str; 3] = [
 
 const MAX_PING_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 const MAX_PING_BUDGET: Duration = Duration::from_secs(15 * 60);
+/// `--state-lease` bounds: renewals come every third of it, so below 3 s a busy host could
+/// miss one; above an hour a dead host blocks its jobs for too long.
+const MIN_LEASE: Duration = Duration::from_secs(3);
+const MAX_LEASE: Duration = Duration::from_secs(3600);
 const MAX_PERIOD: Duration = Duration::from_secs(366 * 24 * 3600);
 
 pub struct Config {
@@ -174,6 +178,9 @@ fn state_plan(
     {
         bail!("--once-per must be a whole number of seconds, at most 366d");
     }
+    if !(MIN_LEASE..=MAX_LEASE).contains(&args.state_lease) {
+        bail!("--state-lease (CRONTAP_STATE_LEASE) must be between 3s and 1h");
+    }
     let (dir, remote) = state_location(args.state_dir.clone(), args.state_url.as_deref())?;
     if let Some(remote) = &remote {
         check_remote(remote)?;
@@ -194,6 +201,7 @@ fn state_plan(
     Ok(Some(state::Plan {
         dir,
         remote,
+        lease: args.state_lease,
         job: args
             .job
             .clone()

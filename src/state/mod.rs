@@ -106,6 +106,8 @@ pub struct Plan {
     pub dir: std::result::Result<PathBuf, String>,
     /// The state server, when the store is not the directory.
     pub remote: Option<Remote>,
+    /// How long a server keeps a hold its holder stopped renewing (`--state-lease`).
+    pub lease: Duration,
     pub job: String,
     pub no_overlap: bool,
     pub key: Option<KeySpec>,
@@ -156,7 +158,7 @@ fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
             "the state store {} is unreachable or failing",
             remote.redacted()
         );
-        let store = open_remote(remote).with_context(|| unusable.clone())?;
+        let store = open_remote(remote, plan.lease).with_context(|| unusable.clone())?;
         return Ok((store, unusable));
     }
     let dir = plan.dir.as_deref().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -168,8 +170,9 @@ fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
     Ok((Box::new(store), unusable))
 }
 
-/// Connects to a state server.
-fn open_remote(remote: &Remote) -> Result<Box<dyn Store>> {
+/// Connects to a state server whose leases last `lease`.
+fn open_remote(remote: &Remote, lease: Duration) -> Result<Box<dyn Store>> {
+    let _ = lease;
     anyhow::bail!("{:?} stores are not supported by this build", remote.engine)
 }
 
@@ -381,6 +384,7 @@ mod tests {
         Plan {
             dir: Ok(PathBuf::from("/nonexistent")),
             remote: None,
+            lease: Duration::from_secs(60),
             job: "nightly".into(),
             no_overlap,
             key,

@@ -239,11 +239,15 @@ fn non_empty_dir(dir: PathBuf) -> Result<PathBuf> {
 
 /// Refuses a state server this build cannot use.
 fn check_remote(remote: &Remote) -> Result<()> {
+    if remote.engine.supported() {
+        return Ok(());
+    }
     let name = match remote.engine {
         Engine::Postgres => "postgres://",
         Engine::Redis => "redis://",
     };
     bail!(
-        "--state-url (CRONTAP_STATE_URL) with {name} is not yet supported by this version of crontap-run"
+        "--state-url (CRONTAP_STATE_URL) with {name} is not yet supported by this version of \
+         crontap-run"
     )
 }

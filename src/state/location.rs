@@ -15,6 +15,24 @@ pub enum Engine {
     Redis,
 }
 
+impl Engine {
+    /// The cargo feature that builds support for the engine in.
+    pub fn feature(self) -> &'static str {
+        match self {
+            Engine::Postgres => "postgres",
+            Engine::Redis => "redis",
+        }
+    }
+
+    /// Whether this build can use the engine.
+    pub fn supported(self) -> bool {
+        match self {
+            Engine::Postgres => cfg!(feature = "postgres"),
+            Engine::Redis => cfg!(feature = "redis"),
+        }
+    }
+}
+
 /// A state store on a server.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Remote {

@@ -75,7 +75,7 @@ fn run(config: Config) -> Result<ExitCode> {
         args,
         env_remove: &config.env_remove,
         env_set,
-        lock_fds: held.as_ref().map(|h| h.job_fds()).unwrap_or_default(),
+        guarded: held.is_some(),
     };
     let last = run_attempts(&config, spec)?;
     let succeeded = last.finished.outcome.is_success();
@@ -169,7 +169,6 @@ fn run_attempts(config: &Config, spec: ChildSpec<'_>) -> Result<Last> {
     loop {
         let mut spec_now = ChildSpec {
             env_set: spec.env_set.clone(),
-            lock_fds: spec.lock_fds.clone(),
             ..spec
         };
         spec_now

@@ -182,9 +182,6 @@ fn state_plan(
         bail!("--state-lease (CRONTAP_STATE_LEASE) must be between 3s and 1h");
     }
     let (dir, remote) = state_location(args.state_dir.clone(), args.state_url.as_deref())?;
-    if let Some(remote) = &remote {
-        check_remote(remote)?;
-    }
 
     let key = match (&args.once_per, &args.idempotency_key) {
         (Some(period), _) => Some(state::KeySpec::OncePer(*period)),
@@ -193,6 +190,11 @@ fn state_plan(
     };
     if !args.no_overlap && key.is_none() {
         return Ok(None);
+    }
+    // Checked only now: a crontab may set CRONTAP_STATE_URL for all its lines, and the
+    // lines that use no state must run whatever this build supports.
+    if let Some(remote) = &remote {
+        check_remote(remote)?;
     }
     let dir = match dir {
         Some(dir) => Ok(dir),

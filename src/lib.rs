@@ -9,6 +9,7 @@ pub mod config;
 pub mod heartbeat;
 pub mod history;
 pub mod job;
+pub mod lifeline;
 pub mod log;
 pub mod outcome;
 pub mod personal;

@@ -2,8 +2,11 @@
 //!
 //! A retry repeats the command's side effects, so it is only for failures that another try
 //! can fix. Never retried: a command that could not be started (126, 127, whether
-//! crontap-run or a shell in the job reports it: the next try fails the same way), a run crontap-run was told to stop (the sender wants it gone), and,
-//! when `--retry-on-exit` lists statuses, any status not listed.
+//! crontap-run or a shell in the job reports it: the next try fails the same way); a run
+//! ended by a signal that means "stop" (crontap-run was told to stop, or the job got a
+//! termination signal through crontap-run, or was killed by Ctrl-C, Ctrl-\ or a hangup):
+//! the sender wants it gone; and, when `--retry-on-exit` lists statuses, any status not
+//! listed.
 
 use std::time::Duration;
 
@@ -38,6 +41,13 @@ impl Policy {
         // 126 and 127 say the command cannot be run at all, whether crontap-run or a shell
         // in the job found that out; the next attempt would fail the same way.
         if matches!(outcome.exit_code(), 126 | 127) {
+            return false;
+        }
+        // Killed by an interrupt, quit or hangup: a person pressed Ctrl-C or Ctrl-\ (which
+        // reach the job directly when it has the terminal) or the terminal went away.
+        if let Outcome::Signaled(sig) = outcome
+            && [libc::SIGINT, libc::SIGQUIT, libc::SIGHUP].contains(sig)
+        {
             return false;
         }
         self.on_exit.is_empty() || self.on_exit.contains(&outcome.exit_code())
@@ -87,6 +97,11 @@ mod tests {
             "a shell's 127"
         );
         assert!(!p.should_retry(1, &Outcome::Exited(126), false));
+        assert!(
+            !p.should_retry(1, &Outcome::Signaled(libc::SIGINT), false),
+            "Ctrl-C"
+        );
+        assert!(p.should_retry(1, &Outcome::Signaled(libc::SIGTERM), false));
         assert!(!policy(0, &[]).should_retry(1, &Outcome::Exited(1), false));
 
         let only = policy(3, &[1, 75]);

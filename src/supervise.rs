@@ -13,7 +13,7 @@
 
 use std::ffi::OsString;
 use std::io::{self, PipeWriter};
-use std::os::fd::{AsFd, RawFd};
+use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -26,6 +26,7 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
+use crate::lifeline::Lifeline;
 use crate::outcome::Outcome;
 use crate::signals::{self, Inherited};
 use crate::tee::{self, Stream, Tee};
@@ -41,11 +42,10 @@ pub struct ChildSpec<'a> {
     pub args: &'a [OsString],
     pub env_remove: &'a [String],
     pub env_set: Vec<(&'static str, String)>,
-    /// Descriptors of the locks the run holds, passed on to the command so that a lock
-    /// lasts as long as any process of the job that keeps it (as with `flock(1)`). When
-    /// there are any, the command is also killed if crontap-run dies first, so that a
-    /// killed crontap-run does not leave the lock held by a job nobody supervises.
-    pub lock_fds: Vec<RawFd>,
+    /// The run holds a lock or key: kill the job's whole group if crontap-run dies, so a
+    /// killed crontap-run never leaves a job running that the next run would overlap
+    /// ([`Lifeline`]).
+    pub guarded: bool,
 }
 
 /// `--timeout` and `--kill-after`.
@@ -143,24 +143,9 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
     command.envs(spec.env_set.iter().map(|(k, v)| (k, v)));
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
     unsafe {
-        let lock_fds = spec.lock_fds.clone();
-        let crontap = nix::unistd::getpid();
         command.pre_exec(move || {
             if claim_terminal {
                 Terminal::claim_in_child();
-            }
-            if !lock_fds.is_empty() {
-                for &fd in &lock_fds {
-                    // Clearing close-on-exec in the child only: crontap-run's copies keep it.
-                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                }
-                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
-                // crontap-run died before the request took effect.
-                if nix::unistd::getppid() != crontap {
-                    return Err(io::Error::other("crontap-run has ended"));
-                }
             }
             inherited.restore_in_child()
         });
@@ -180,6 +165,7 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         }
     };
     tracing::debug!(pid = child.as_raw(), "command started");
+    let lifeline = spec.guarded.then(|| Lifeline::start(child)).flatten();
     if let (Some(t), true) = (terminal, claim_terminal) {
         t.give_to(child);
     }
@@ -193,6 +179,15 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
     let mut kill_at: Option<tokio::time::Instant> = None;
     let mut killed = false;
     let mut termination_forwarded = false;
+    // A stop request that arrived while the attempt was being set up has no handler to
+    // forward it yet: pass it on now.
+    if let Some(sig) = signals::stop_received() {
+        send(child, sig);
+        termination_forwarded = true;
+        if sig == Signal::SIGTERM {
+            kill_at = after(limits.kill_after);
+        }
+    }
     let outcome = loop {
         tokio::select! {
             // Signals first: one that arrived with the exit is still passed on.
@@ -230,6 +225,9 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         }
     };
     let exited = Instant::now();
+    if let Some(lifeline) = lifeline {
+        lifeline.release();
+    }
     if let Some(t) = terminal {
         t.take_back_from(child);
     }

@@ -159,6 +159,11 @@ pub fn lock_dir(dir: &Path, patience: Duration) -> Result<Flock<File>> {
                 file = back;
                 std::thread::sleep(Duration::from_millis(10));
             }
+            Err((_, Errno::EWOULDBLOCK)) => bail!(
+                "{} stayed locked by another run for {}",
+                dir.display(),
+                humantime::format_duration(patience)
+            ),
             Err((_, errno)) => {
                 return Err(io::Error::from(errno))
                     .with_context(|| format!("cannot lock {}", dir.display()));

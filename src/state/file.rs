@@ -16,7 +16,6 @@
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -237,10 +236,6 @@ impl Store for FileStore {
         drop(lock);
         self.prune(now);
         Ok(())
-    }
-
-    fn job_fds(&self) -> Vec<RawFd> {
-        self.held.values().map(|lock| lock.as_raw_fd()).collect()
     }
 
     fn release(&mut self, lease: Lease) -> Result<()> {

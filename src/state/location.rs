@@ -86,6 +86,13 @@ impl Remote {
         let Ok(url) = reqwest::Url::parse(&self.url) else {
             return "<state URL>".to_owned();
         };
+        // A password with an unencoded '/' or '#' moves the rest of it into the path or the
+        // fragment (`postgres://app:4242/s3cr3t@db/jobs` parses as host `app`): an '@' the
+        // parser did not take as the end of the user part means the URL cannot be shown.
+        let authority_at = url.username().is_empty() && url.password().is_none();
+        if authority_at && self.url.contains('@') {
+            return format!("{}://<redacted>", url.scheme());
+        }
         let host = url.host_str().unwrap_or("?");
         let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
         format!("{}://{host}{port}{}", url.scheme(), url.path())
@@ -125,6 +132,11 @@ mod tests {
         };
         assert_eq!(redis.engine, Engine::Redis);
         assert_eq!(redis.redacted(), "rediss://cache/0");
+        let StateUrl::Remote(slash) = parse("postgres://app:4242/s3cr3t@db.example/jobs").unwrap()
+        else {
+            panic!("a server")
+        };
+        assert_eq!(slash.redacted(), "postgres://<redacted>");
         for bad in [
             "mysql://u:pw-77x@db/x",
             "file://relative",

@@ -15,7 +15,6 @@ pub mod disk;
 pub mod file;
 pub mod location;
 
-use std::os::fd::RawFd;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -82,11 +81,6 @@ pub trait Store: Send {
     /// How often leases must be renewed; `None` for holds that last as long as the process.
     fn renew_every(&self) -> Option<Duration> {
         None
-    }
-    /// Descriptors the job inherits so that holds last as long as any process of the job
-    /// (kernel locks); none for stores whose leases are renewed.
-    fn job_fds(&self) -> Vec<RawFd> {
-        Vec::new()
     }
 }
 
@@ -162,9 +156,10 @@ fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
         return Ok((store, unusable));
     }
     let dir = plan.dir.as_deref().map_err(|e| anyhow::anyhow!("{e}"))?;
+    // One line whatever the path holds (a newline in a path would split the message).
     let unusable = format!(
-        "the state directory {} (--state-dir, CRONTAP_STATE_DIR) is unusable",
-        dir.display()
+        "the state directory {} is unusable (set it with --state-dir or CRONTAP_STATE_DIR)",
+        crate::sanitize::one_line(&dir.display().to_string())
     );
     let store = file::FileStore::open(dir).with_context(|| unusable.clone())?;
     Ok((Box::new(store), unusable))
@@ -239,11 +234,6 @@ impl Held {
     /// The idempotency key in force, if any.
     pub fn key(&self) -> Option<&str> {
         self.key.as_deref()
-    }
-
-    /// Descriptors the job must inherit (see [`Store::job_fds`]).
-    pub fn job_fds(&self) -> Vec<RawFd> {
-        self.store().job_fds()
     }
 
     fn store(&self) -> std::sync::MutexGuard<'_, Box<dyn Store>> {

@@ -788,21 +788,32 @@ fn dry_run_leaves_the_state_store_alone() {
     assert!(receiver.received().is_empty());
 }
 
+/// A job whose own child writes its pid to `pid_file` and works until `gate` opens; the
+/// job says `ready` once the child is there, then sleeps (or exits, with `then_exit`).
+fn job_with_a_child(pid_file: &Path, gate: &Gate, then_exit: bool) -> String {
+    format!(
+        "sh -c \"echo \\$\\$ > '{pid}'; {wait}\" & while [ ! -s '{pid}' ]; do sleep 0.01; done; \
+         echo ready; {end}",
+        pid = pid_file.display(),
+        wait = gate.wait_script(),
+        end = if then_exit {
+            "exit 0"
+        } else {
+            "exec sleep 600"
+        },
+    )
+}
+
 #[test]
-fn a_process_the_job_left_running_keeps_the_lock() {
-    // crontap-run is SIGKILLed while its job's own child still works: the lock must hold
-    // until that child ends too, or the next run would overlap it.
+fn a_killed_crontap_run_takes_its_whole_job_down() {
+    // crontap-run is SIGKILLed while its job's own child still works. That child must not
+    // go on unsupervised while the lock is free, or the next run would overlap it.
     let receiver = Receiver::start();
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let gate = Gate::new(dir.path());
     let pid_file = dir.path().join("pid");
-    let script = format!(
-        "sh -c \"echo \\$\\$ > '{pid}'; {wait}\" & while [ ! -s '{pid}' ]; do sleep 0.01; done; \
-         echo ready; exec sleep 600",
-        pid = pid_file.display(),
-        wait = gate.wait_script(),
-    );
+    let script = job_with_a_child(&pid_file, &gate, false);
     let mut holder = stateful(&receiver, &state)
         .args(["--no-overlap", "--job", "worker", "--", "sh", "-c", &script])
         .spawn(Stdio::piped(), Stdio::null());
@@ -811,9 +822,12 @@ fn a_process_the_job_left_running_keeps_the_lock() {
         .read_line(&mut line)
         .unwrap();
     assert_eq!(line, "ready\n");
-    sigkill(&mut holder);
     let worker = std::fs::read_to_string(&pid_file).unwrap();
-    assert!(alive(worker.trim()), "the job's own child is still working");
+    sigkill(&mut holder);
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(worker.trim())),
+        "the job's child outlived its killed crontap-run"
+    );
 
     let marker = dir.path().join("ran");
     let next = stateful(&receiver, &state)
@@ -821,19 +835,51 @@ fn a_process_the_job_left_running_keeps_the_lock() {
         .arg(&marker)
         .run();
     assert_eq!(next.code, 0, "{}", next.stderr);
-    assert!(next.stderr.contains("already running"), "{}", next.stderr);
-    assert!(!marker.exists(), "the next run overlapped the job's child");
+    assert!(marker.exists(), "the next run did not run: {}", next.stderr);
+}
 
+#[test]
+fn a_process_the_job_leaves_behind_is_left_alone() {
+    // After a normal end the run is over: its lock is free, and a process the job started
+    // in the background is neither killed nor counted as the job.
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let gate = Gate::new(dir.path());
+    let pid_file = dir.path().join("pid");
+    let script = job_with_a_child(&pid_file, &gate, true);
+    let first = stateful(&receiver, &state)
+        .args([
+            "-q",
+            "--no-overlap",
+            "--job",
+            "daemon",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .command()
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(first.success());
+    let worker = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(alive(worker.trim()), "the background process was killed");
+
+    let marker = dir.path().join("ran");
+    let next = stateful(&receiver, &state)
+        .args(["--no-overlap", "--job", "daemon", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(next.code, 0, "{}", next.stderr);
+    assert!(marker.exists(), "the next run was skipped: {}", next.stderr);
+    assert!(alive(worker.trim()));
     gate.open();
     assert!(eventually(Duration::from_secs(20), || !alive(
         worker.trim()
     )));
-    let after = stateful(&receiver, &state)
-        .args(["--no-overlap", "--job", "worker", "--", "touch"])
-        .arg(&marker)
-        .run();
-    assert_eq!(after.code, 0, "{}", after.stderr);
-    assert!(marker.exists(), "the lock outlived the job");
 }
 
 #[test]

@@ -7,6 +7,8 @@ between runs):
 
   test-receiver.py http PORTFILE LOG
       answers every GET with 200 and logs "<path>\t<decoded msg parameter>\t<User-Agent>"
+  test-receiver.py https PORTFILE LOG CERT KEY
+      the same over TLS, with the certificate chain CERT and its key KEY (PEM files)
   test-receiver.py raw PORTFILE LOG
       logs the first bytes the client sends, in hex, and hangs up: enough to see that a
       TLS client got as far as sending its ClientHello, with no certificate involved
@@ -16,6 +18,7 @@ import http.server
 import os
 import socket
 import socketserver
+import ssl
 import sys
 import urllib.parse
 
@@ -27,6 +30,8 @@ def log(path, line):
 
 def main():
     mode, portfile, logfile = sys.argv[1:4]
+    if mode not in ("http", "https", "raw"):
+        sys.exit(f"unknown mode {mode}")
 
     class Ping(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -50,8 +55,12 @@ def main():
                 data = b""
             log(logfile, data.hex())
 
-    handler = Ping if mode == "http" else Raw
+    handler = Raw if mode == "raw" else Ping
     server = socketserver.TCPServer(("127.0.0.1", 0), handler)
+    if mode == "https":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[4], sys.argv[5])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     with open(portfile + ".tmp", "w", encoding="utf-8") as f:
         f.write(str(server.server_address[1]))
     # Renamed into place so the test never reads a half-written port.

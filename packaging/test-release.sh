@@ -69,16 +69,16 @@ run() {
 show() {
     printf 'exit %s\n--- stdout\n%s\n--- stderr\n%s\n' "$rc" "$out" "$err" >&2
 }
-expect_rc() {
+expect_rc() { # STATUS WHAT: the last run exited with STATUS
     [ "$rc" -eq "$1" ] || {
         show
         fail "$2: exit $rc, expected $1"
     }
 }
-expect_err() { # PATTERN WHAT: stderr matches the extended regex PATTERN
+expect_err() { # PATTERN: the last run's stderr matches the extended regex PATTERN
     grep -Eq -- "$1" <<<"$err" || {
         show
-        fail "$2: stderr does not match /$1/"
+        fail "stderr does not match /$1/"
     }
 }
 
@@ -565,5 +565,40 @@ if grep -v 'using the bundled roots' <<<"$err" | grep -qi 'certificate'; then
 fi
 grep -q '^1603' "$work/tls.log" || fail "chroot, https: no TLS ClientHello arrived (got: $(cat "$work/tls.log"))"
 ok "chroot, https with no CA certificates: bundled roots used, TLS ClientHello sent; ping error: $(grep -o 'failed: .*' <<<"$err")"
+
+# The other half: TLS itself works in the empty chroot. A test CA in a file named by
+# SSL_CERT_FILE (the only variable set) is trusted and the ping arrives over https; without
+# it, the same server's certificate is rejected, since the bundled roots do not include it.
+pki=$work/pki
+mkdir "$pki"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=crontap-run-test-ca \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
+    -keyout "$pki/ca.key" -out "$pki/ca.pem" 2>/dev/null
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+    -keyout "$pki/server.key" -out "$pki/server.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >"$pki/ext"
+openssl x509 -req -days 2 -in "$pki/server.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" -CAcreateserial \
+    -extfile "$pki/ext" -out "$pki/server.pem" 2>/dev/null
+start_server "$work/https.port" python3 packaging/test-receiver.py https "$work/https.port" "$work/https.log" \
+    "$pki/server.pem" "$pki/server.key"
+echo "https://127.0.0.1:$(<"$work/https.port")/$token" >"$root/url"
+cp "$pki/ca.pem" "$root/ca.pem"
+run env -i SSL_CERT_FILE=/ca.pem "$(command -v chroot)" "$root" "/$name" --url-file /url -- /busybox true
+expect_rc 0 "chroot, https with a trusted test CA"
+no_token "chroot, https with a trusted test CA"
+[ -z "$err" ] || {
+    show
+    fail "chroot, https with a trusted test CA: not quiet"
+}
+[ "$(cat "$work/https.log")" = "/$token"$'\t\t'"$name/$version" ] ||
+    fail "chroot, https with a trusted test CA: pings received: $(cat "$work/https.log")"
+: >"$work/https.log"
+rm "$root/ca.pem"
+in_chroot --ping-retries 0 --url-file /url -- /busybox true
+expect_rc 0 "chroot, https with an untrusted CA"
+no_token "chroot, https with an untrusted CA"
+expect_err 'ping to 127\.0\.0\.1:[0-9]+ failed: .*(certificate|UnknownIssuer)'
+[ ! -s "$work/https.log" ] || fail "chroot, https with an untrusted CA: a ping was accepted"
+ok "chroot, https: a ping arrives when SSL_CERT_FILE names the test CA; without it the server is refused: $(grep -o 'failed: .*' <<<"$err")"
 
 echo "release tests passed"

@@ -93,7 +93,8 @@ doc=$deb/usr/share/doc/$name
 mkdir -p "$deb/DEBIAN" "$deb/usr/bin" "$deb/usr/share/man/man1" "$doc" \
     "$deb/usr/share/bash-completion/completions" \
     "$deb/usr/share/zsh/vendor-completions" \
-    "$deb/usr/share/fish/vendor_completions.d"
+    "$deb/usr/share/fish/vendor_completions.d" \
+    "$deb/usr/share/lintian/overrides"
 install -m 0755 "$bin" "$deb/usr/bin/$name"
 for page in "$name.1" "$name-history.1"; do
     gzip -9n <"$stage/assets/man/$page" >"$deb/usr/share/man/man1/$page.gz"
@@ -116,7 +117,19 @@ gzip -9n <README.md >"$doc/README.md.gz"
     # The license text as a field continuation: each line indented, blank lines as " .".
     sed -n '/^Permission is hereby granted/,$p' LICENSE | sed -e 's/^$/./' -e 's/^/ /'
 } >"$doc/copyright"
-chmod 0644 "$doc/copyright" "$deb/usr/share/man/man1/"*.gz "$doc/README.md.gz"
+# Debian policy wants a changelog in every package; this one points to the release notes.
+{
+    echo "$name ($version) unstable; urgency=medium"
+    echo
+    echo "  * Release $version: https://github.com/crontap/crontap-run/releases/tag/v$version"
+    echo
+    echo " -- $maintainer  $(date -u -R -d "@$epoch")"
+} | gzip -9n >"$doc/changelog.gz"
+# The binary is static-pie: an ELF of type DYN that links nothing, which lintian mistakes for
+# a shared library missing its dependencies.
+echo "$name: shared-library-lacks-prerequisites [usr/bin/$name]" >"$deb/usr/share/lintian/overrides/$name"
+chmod 0644 "$doc/copyright" "$deb/usr/share/man/man1/"*.gz "$doc/README.md.gz" "$doc/changelog.gz" \
+    "$deb/usr/share/lintian/overrides/$name"
 
 # Installed-Size as dpkg-gencontrol computes it: each regular file rounded up to a KiB, plus
 # one KiB for every directory.

@@ -195,10 +195,14 @@ drwxr-xr-x root/root ./usr/share/bash-completion/completions/
 drwxr-xr-x root/root ./usr/share/doc/
 drwxr-xr-x root/root ./usr/share/doc/$name/
 -rw-r--r-- root/root ./usr/share/doc/$name/README.md.gz
+-rw-r--r-- root/root ./usr/share/doc/$name/changelog.gz
 -rw-r--r-- root/root ./usr/share/doc/$name/copyright
 drwxr-xr-x root/root ./usr/share/fish/
 drwxr-xr-x root/root ./usr/share/fish/vendor_completions.d/
 -rw-r--r-- root/root ./usr/share/fish/vendor_completions.d/$name.fish
+drwxr-xr-x root/root ./usr/share/lintian/
+drwxr-xr-x root/root ./usr/share/lintian/overrides/
+-rw-r--r-- root/root ./usr/share/lintian/overrides/$name
 drwxr-xr-x root/root ./usr/share/man/
 drwxr-xr-x root/root ./usr/share/man/man1/
 -rw-r--r-- root/root ./usr/share/man/man1/$name-history.1.gz

@@ -106,8 +106,8 @@ start_server() {
 }
 
 echo "== shellcheck"
-shellcheck install.sh packaging/release.sh packaging/test-release.sh .ci/run
-ok "shellcheck: install.sh, packaging/release.sh, packaging/test-release.sh, .ci/run"
+shellcheck install.sh .ci/run packaging/*.sh
+ok "shellcheck: install.sh, .ci/run, packaging/*.sh"
 
 echo "== packaging/release.sh"
 if [ "$build" -eq 1 ]; then

@@ -335,6 +335,7 @@ ok "install over http into an empty prefix: one line, binary and man pages, noth
 # Again, over a binary that is running: a copy in place would fail with "Text file busy".
 "$p/bin/$name" -- sleep 30 2>/dev/null &
 busy=$!
+pids+=("$busy")
 sleep 0.2
 install_sh "$p" --base-url "$base/"
 kill "$busy"
@@ -430,6 +431,31 @@ expect_rc 1 "no SHA256SUMS entry"
 expect_err "SHA256SUMS has no entry for $archive; not installing"
 expect_nothing_installed "$p" "no SHA256SUMS entry"
 ok "a tampered archive, a well-formed substitute and a missing SHA256SUMS entry are refused with a clear message; nothing installed or changed"
+
+# Stopped with SIGTERM (to its process group, as a service manager or a closing terminal
+# does) while a download hangs: the temporary directory goes, nothing is installed.
+mkdir "$work/fake-slow"
+printf '#!/bin/sh\nexec sleep 30\n' >"$work/fake-slow/curl"
+chmod +x "$work/fake-slow/curl"
+p=$work/p-stopped
+TMPDIR=$TMPDIR_INSTALL PATH=$work/fake-slow:$PATH setsid sh install.sh --base-url "$base" --prefix "$p" 2>/dev/null &
+stopped=$!
+pids+=("$stopped")
+for _ in $(seq 100); do
+    [ -z "$(ls -A "$TMPDIR_INSTALL")" ] || break
+    sleep 0.05
+done
+[ -n "$(ls -A "$TMPDIR_INSTALL")" ] || fail "stopped install: no temporary directory appeared"
+[ "$(ps -o pgid= -p "$stopped" | tr -d ' ')" = "$stopped" ] || fail "stopped install: not in a process group of its own"
+kill -TERM -- "-$stopped"
+set +e
+wait "$stopped"
+rc=$?
+set -e
+[ "$rc" -eq 143 ] || fail "stopped install: exit $rc, expected 143"
+[ -z "$(ls -A "$TMPDIR_INSTALL")" ] || fail "stopped install: left $(ls -A "$TMPDIR_INSTALL") in TMPDIR"
+expect_nothing_installed "$p" "stopped install"
+ok "install.sh stopped by SIGTERM during a download: exit 143, temporary directory removed, nothing installed"
 
 # Other platforms, and the default URLs, through stand-in uname, id and curl.
 mkdir "$work/fake"

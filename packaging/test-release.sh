@@ -29,12 +29,19 @@ case "${1:-}" in
         ;;
 esac
 
+# The heartbeat URL is a secret: nothing crontap-run prints may contain its token, and this
+# script never prints it either (receiver logs and outputs shown on failure are redacted).
+token=hb-s3cret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+redact() {
+    local text=$*
+    echo "${text//$token/[token]}"
+}
 fail() {
-    echo "FAIL: $*" >&2
+    redact "FAIL: $*" >&2
     exit 1
 }
 ok() {
-    echo "ok: $*"
+    redact "ok: $*"
 }
 
 [ "$(id -u)" -eq 0 ] || fail "the chroot test needs root"
@@ -67,7 +74,7 @@ run() {
     err=$(<"$work/stderr")
 }
 show() {
-    printf 'exit %s\n--- stdout\n%s\n--- stderr\n%s\n' "$rc" "$out" "$err" >&2
+    redact "$(printf 'exit %s\n--- stdout\n%s\n--- stderr\n%s' "$rc" "$out" "$err")" >&2
 }
 expect_rc() { # STATUS WHAT: the last run exited with STATUS
     [ "$rc" -eq "$1" ] || {
@@ -82,8 +89,6 @@ expect_err() { # PATTERN: the last run's stderr matches the extended regex PATTE
     }
 }
 
-# The heartbeat URL is a secret: nothing crontap-run prints may contain its token.
-token=hb-s3cret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 no_token() {
     if grep -qF -- "$token" <<<"$out$err"; then
         show

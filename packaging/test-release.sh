@@ -172,6 +172,10 @@ grep -qF -- '\-\-ping\-timeout' "$t/man/$name.1" || fail "$name.1 does not docum
 ok "man pages and completions are exactly what cargo xtask assets generates"
 
 echo "== $deb"
+info=$(dpkg-deb -I "dist/$deb")
+for member in control md5sums; do
+    grep -Eq "^ +[0-9]+ bytes, +[0-9]+ lines +$member" <<<"$info" || fail "dpkg-deb -I shows no $member:"$'\n'"$info"
+done
 field() { dpkg-deb -f "dist/$deb" "$1"; }
 [ "$(field Package)" = "$name" ] || fail "Package: $(field Package)"
 [ "$(field Version)" = "$version" ] || fail "Version: $(field Version), Cargo.toml says $version"

@@ -3,7 +3,8 @@
 #
 #   crontap-run-x86_64-unknown-linux-musl.tar.gz   binary, README, LICENSE, man pages, completions
 #   crontap-run_<version>_amd64.deb                the same, laid out for Debian
-#   SHA256SUMS                                     checksums of the two, in sha256sum's format
+#   install.sh                                     the installer, for `curl … | sh`
+#   SHA256SUMS                                     checksums of the others, in sha256sum's format
 #
 # The binary is the static musl build; the script stops if it is dynamic or larger than
 # 4 MiB, because install.sh, FROM-scratch images and the chroot test rely on both. Man pages
@@ -157,6 +158,10 @@ EOF
 chmod 0644 "$deb/DEBIAN/control" "$deb/DEBIAN/md5sums"
 # --root-owner-group: every file is root:root in the package, whoever builds it.
 SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz --build "$deb" "dist/${name}_${version}_amd64.deb" >/dev/null
+
+echo "== install.sh"
+# The one-line installer is downloaded from the release too (README: Install).
+install -m 0755 install.sh dist/install.sh
 
 echo "== SHA256SUMS"
 # Listed before SHA256SUMS exists, so it covers every other file and not itself.

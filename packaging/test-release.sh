@@ -129,13 +129,14 @@ fi
 
 echo "== dist/"
 listing=$(cd dist && ls -A)
-expected_listing=$(printf '%s\n' "$archive" "$deb" SHA256SUMS | sort)
+expected_listing=$(printf '%s\n' "$archive" "$deb" install.sh SHA256SUMS | sort)
 [ "$listing" = "$expected_listing" ] || fail "dist/ holds:"$'\n'"$listing"$'\n'"expected:"$'\n'"$expected_listing"
 sums_names=$(awk '{ print $2 }' dist/SHA256SUMS | sort)
-[ "$sums_names" = "$(printf '%s\n' "$archive" "$deb" | sort)" ] ||
+[ "$sums_names" = "$(printf '%s\n' "$archive" "$deb" install.sh | sort)" ] ||
     fail "SHA256SUMS names:"$'\n'"$sums_names"
 (cd dist && sha256sum --check --strict --quiet SHA256SUMS) || fail "SHA256SUMS does not match dist/"
-ok "dist/ holds exactly $archive, $deb and SHA256SUMS, which lists the other two by bare name and matches them"
+cmp -s dist/install.sh install.sh || fail "dist/install.sh is not the repository's install.sh"
+ok "dist/ holds exactly $archive, $deb, install.sh and SHA256SUMS, which lists the others by bare name and matches them"
 
 echo "== $archive"
 tar_listing=$(tar -tzf "dist/$archive" | sort)

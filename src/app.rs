@@ -76,6 +76,7 @@ fn run(config: Config) -> Result<ExitCode> {
         env_remove: &config.env_remove,
         env_set,
         lock_fds: held.as_ref().map(|h| h.job_fds()).unwrap_or_default(),
+        kill_with_crontap: held.is_some(),
     };
     let last = run_attempts(&config, spec)?;
     let succeeded = last.finished.outcome.is_success();

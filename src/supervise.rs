@@ -42,10 +42,13 @@ pub struct ChildSpec<'a> {
     pub env_remove: &'a [String],
     pub env_set: Vec<(&'static str, String)>,
     /// Descriptors of the locks the run holds, passed on to the command so that a lock
-    /// lasts as long as any process of the job that keeps it (as with `flock(1)`). When
-    /// there are any, the command is also killed if crontap-run dies first, so that a
-    /// killed crontap-run does not leave the lock held by a job nobody supervises.
+    /// lasts as long as any process of the job that keeps it (as with `flock(1)`).
     pub lock_fds: Vec<RawFd>,
+    /// The run holds a lock or key: the command is killed if crontap-run dies first, so
+    /// that a killed crontap-run does not leave its hold (a kernel lock, or a lease that
+    /// nobody renews any more and that another host then takes) with a job nobody
+    /// supervises.
+    pub kill_with_crontap: bool,
 }
 
 /// `--timeout` and `--kill-after`.
@@ -144,18 +147,19 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
     unsafe {
         let lock_fds = spec.lock_fds.clone();
+        let kill_with_crontap = spec.kill_with_crontap || !lock_fds.is_empty();
         let crontap = nix::unistd::getpid();
         command.pre_exec(move || {
             if claim_terminal {
                 Terminal::claim_in_child();
             }
-            if !lock_fds.is_empty() {
-                for &fd in &lock_fds {
-                    // Clearing close-on-exec in the child only: crontap-run's copies keep it.
-                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
-                        return Err(io::Error::last_os_error());
-                    }
+            for &fd in &lock_fds {
+                // Clearing close-on-exec in the child only: crontap-run's copies keep it.
+                if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                    return Err(io::Error::last_os_error());
                 }
+            }
+            if kill_with_crontap {
                 nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
                 // crontap-run died before the request took effect.
                 if nix::unistd::getppid() != crontap {

@@ -14,6 +14,8 @@
 pub mod disk;
 pub mod file;
 pub mod location;
+#[cfg(feature = "redis")]
+pub mod redis;
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -170,8 +172,10 @@ fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
 /// a safeguard.
 fn open_remote(remote: &Remote, lease: Duration) -> Result<Box<dyn Store>> {
     let _ = lease;
-    #[allow(clippy::match_single_binding)]
+    #[allow(clippy::match_single_binding, unreachable_patterns)]
     match remote.engine {
+        #[cfg(feature = "redis")]
+        location::Engine::Redis => Ok(Box::new(self::redis::RedisStore::open(&remote.url, lease)?)),
         engine => anyhow::bail!(
             "this build of crontap-run has no {engine:?} support (cargo feature {})",
             engine.feature()

@@ -15,6 +15,8 @@ mod properties;
 mod report;
 mod retries;
 mod state;
+#[cfg(feature = "redis")]
+mod store_redis;
 mod supervise;
 mod tls;
 mod url;

@@ -1,0 +1,445 @@
+//! The Redis store: the `--no-overlap` lock and idempotency keys on a Redis server named by
+//! `--state-url redis://…` (or `rediss://…` for TLS), shared by every host that names it.
+//!
+//! Layout: one string per hold, whose value is a small JSON object.
+//!
+//! ```text
+//! crontap-run:lock:<job>   --no-overlap: status "running" while held, deleted when released
+//! crontap-run:key:<key>    a key: "running" while held, then "succeeded" or "failed"
+//!
+//! {"status":"running","owner":"<run id>","job":"nightly","key":"nightly:2026-11-29T00:00:00Z",
+//!  "host":"worker-3","updated":1795910401}
+//! ```
+//!
+//! A value that says "running" always expires after the lease (`--state-lease`), by the
+//! server's clock: its holder renews it every third of the lease while the job runs, so a
+//! holder that died, hung or lost the network stops blocking others within one lease. A
+//! finished key keeps its record until its `keep_until` (the period's end plus
+//! [`super::RETENTION`]), then Redis drops it.
+//!
+//! A claim is `SET name value NX PX <lease>`. When the name exists, a Lua script decides
+//! atomically: succeeded means done, running means held (its holder is alive, or its TTL
+//! would have removed it), failed is taken over. Renew, complete and release are Lua
+//! compare-and-set scripts: they act only while the value still names this run as its
+//! running owner, and say `expired` or `taken` otherwise, which is an error here, so a
+//! holder whose lease ran out can never overwrite or delete the next holder's record.
+//!
+//! The URL may hold a password: it is never put in an error. Connecting and every reply are
+//! bounded by timeouts, so a server that hangs cannot hang crontap-run.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ::redis::{Client, Cmd, Connection, FromRedisValue, RedisError, cmd};
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use super::{Claim, Lease, Store, Target};
+
+/// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Longest wait for the reply to one command.
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
+const LAST_SECOND: u64 = 253_402_300_799;
+
+/// What every name this store uses begins with.
+pub const PREFIX: &str = "crontap-run:";
+
+/// After `SET NX` found the name taken: `{"granted"}`, `{"held"}` or `{"done", value}`.
+/// KEYS[1]: the name; ARGV[1]: our running value; ARGV[2]: the lease in milliseconds.
+const CLAIM: &str = r#"
+local v = redis.call('GET', KEYS[1])
+if v then
+  local ok, r = pcall(cjson.decode, v)
+  if not ok or type(r) ~= 'table' then
+    return redis.error_reply('CRONTAP the value is not a crontap-run record')
+  end
+  if r.status == 'succeeded' then
+    return {'done', v}
+  end
+  -- A running value always has a TTL; one without could never expire, so it is taken over.
+  if r.status == 'running' and redis.call('PTTL', KEYS[1]) >= 0 then
+    return {'held'}
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {'granted'}
+"#;
+
+/// Shared head of the compare-and-set scripts: returns `expired` when the name is gone and
+/// `taken` when it no longer holds this owner's running value. KEYS[1]: the name; ARGV[1]:
+/// the owner.
+const OWNED: &str = r#"
+local v = redis.call('GET', KEYS[1])
+if not v then
+  return 'expired'
+end
+local ok, r = pcall(cjson.decode, v)
+if not ok or type(r) ~= 'table' or r.owner ~= ARGV[1] or r.status ~= 'running' then
+  return 'taken'
+end
+"#;
+
+/// Extends the lease. ARGV[2]: the lease in milliseconds.
+const RENEW: &str = r#"
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 'ok'
+"#;
+
+/// Records the result. ARGV[2]: the finished value; ARGV[3]: how long to keep it, in
+/// milliseconds (0: its retention has already passed, so it goes).
+const COMPLETE: &str = r#"
+if ARGV[3] == '0' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
+return 'ok'
+"#;
+
+/// Lets go: the name is as if never claimed.
+const RELEASE: &str = r#"
+redis.call('DEL', KEYS[1])
+return 'ok'
+"#;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Running,
+    Succeeded,
+    Failed,
+}
+
+/// The value stored under a name.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    status: Status,
+    /// The run id of the holder, checked by every renew, complete and release.
+    owner: String,
+    job: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    /// The holder's host name, for people looking at the store.
+    #[serde(default)]
+    host: String,
+    /// Seconds since the epoch, by the writer's clock: when the value was written.
+    updated: u64,
+}
+
+pub struct RedisStore {
+    client: Client,
+    /// Dropped after any error, so a reply that timed out is never read as the answer to
+    /// the next command; the next command connects again.
+    con: Option<Connection>,
+    lease: Duration,
+    host: String,
+    /// Parts of the URL that must never appear in an error (the password, the user, the
+    /// URL itself), as given and percent-decoded.
+    secrets: Vec<String>,
+    next_id: u64,
+}
+
+impl RedisStore {
+    /// Connects to the server at `url`; holds last `lease` unless renewed.
+    pub fn open(url: &str, lease: Duration) -> Result<RedisStore> {
+        let secrets = secrets_of(url);
+        let client = Client::open(url)
+            .map_err(|err| anyhow::anyhow!("{}", scrub(&err, &secrets)))
+            .context("the URL is not one the Redis client accepts")?;
+        let mut store = RedisStore {
+            client,
+            con: None,
+            lease,
+            host: host_name(),
+            secrets,
+            next_id: 0,
+        };
+        store.connection()?;
+        Ok(store)
+    }
+
+    fn connection(&mut self) -> Result<&mut Connection> {
+        if self.con.is_none() {
+            let con = self.connect().context("cannot connect")?;
+            self.con = Some(con);
+        }
+        Ok(self.con.as_mut().expect("connected just now"))
+    }
+
+    /// Connects within [`CONNECT_TIMEOUT`] in all. The client applies its timeout to each
+    /// step (the TCP connection, then each reply to the commands it sends when connecting:
+    /// `AUTH`, `SELECT`, `CLIENT SETINFO`), so a server that accepts connections and never
+    /// answers would hold it several times as long; the connection is made on a thread of
+    /// its own, and given up on at the deadline.
+    fn connect(&self) -> Result<Connection> {
+        let client = self.client.clone();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("redis-connect".into())
+            .spawn(move || {
+                let con = client
+                    .get_connection_with_timeout(CONNECT_TIMEOUT)
+                    .and_then(|con| {
+                        con.set_read_timeout(Some(RESPONSE_TIMEOUT))?;
+                        con.set_write_timeout(Some(RESPONSE_TIMEOUT))?;
+                        Ok(con)
+                    });
+                // The receiver is gone if the deadline passed: the connection is dropped.
+                let _ = sender.send(con);
+            })
+            .context("cannot start a thread")?;
+        match receiver.recv_timeout(CONNECT_TIMEOUT) {
+            Ok(con) => con.map_err(|err| self.error(&err)),
+            Err(_) => bail!("no answer within {}s", CONNECT_TIMEOUT.as_secs()),
+        }
+    }
+
+    /// Runs one command, connecting first if need be.
+    fn call<T: FromRedisValue>(&mut self, command: &Cmd) -> Result<T> {
+        let reply = command.query(self.connection()?);
+        reply.map_err(|err| {
+            self.con = None;
+            self.error(&err)
+        })
+    }
+
+    /// Runs a compare-and-set script: the owner check, then `body`.
+    fn owned(&mut self, body: &str, lease: &Lease, args: &[String]) -> Result<()> {
+        let script = format!("{OWNED}{body}");
+        let mut command = cmd("EVAL");
+        command
+            .arg(script)
+            .arg(1)
+            .arg(name(&lease.target))
+            .arg(&lease.owner);
+        for arg in args {
+            command.arg(arg);
+        }
+        let answer: String = self.call(&command)?;
+        match answer.as_str() {
+            "ok" => Ok(()),
+            "expired" => bail!("the lease on {} expired", name(&lease.target)),
+            "taken" => bail!(
+                "the lease on {} expired and another run took it over",
+                name(&lease.target)
+            ),
+            other => bail!("the state store answered {other:?}"),
+        }
+    }
+
+    fn error(&self, err: &RedisError) -> anyhow::Error {
+        if err.is_timeout() {
+            return anyhow::anyhow!("no answer within {}s", RESPONSE_TIMEOUT.as_secs());
+        }
+        anyhow::anyhow!("{}", scrub(err, &self.secrets))
+    }
+
+    fn value(&self, target: &Target, status: Status, owner: &str) -> Result<String> {
+        let (job, key) = match target {
+            Target::Lock { job } => (job, None),
+            Target::Key { key, job, .. } => (job, Some(key.clone())),
+        };
+        let record = Record {
+            status,
+            owner: owner.to_owned(),
+            job: job.clone(),
+            key,
+            host: self.host.clone(),
+            updated: secs(SystemTime::now()),
+        };
+        Ok(serde_json::to_string(&record)?)
+    }
+
+    fn lease_ms(&self) -> String {
+        millis(self.lease).to_string()
+    }
+}
+
+impl Store for RedisStore {
+    fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
+        let name = name(target);
+        let value = self.value(target, Status::Running, owner)?;
+        let set: Option<String> = self
+            .call(
+                cmd("SET")
+                    .arg(&name)
+                    .arg(&value)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(self.lease_ms()),
+            )
+            .with_context(|| format!("cannot claim {name}"))?;
+        if set.is_none() {
+            let answer: Vec<String> = self
+                .call(
+                    cmd("EVAL")
+                        .arg(CLAIM)
+                        .arg(1)
+                        .arg(&name)
+                        .arg(&value)
+                        .arg(self.lease_ms()),
+                )
+                .with_context(|| format!("cannot claim {name}"))?;
+            match answer.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                ["granted"] => tracing::debug!("took over {name}"),
+                ["held"] => return Ok(Claim::Held),
+                ["done", record] => return done(&name, record).map(Claim::Done),
+                _ => bail!("the state store answered {answer:?} to a claim of {name}"),
+            }
+        }
+        self.next_id += 1;
+        Ok(Claim::Granted(Lease {
+            target: target.clone(),
+            owner: owner.to_owned(),
+            id: self.next_id,
+        }))
+    }
+
+    fn renew(&mut self, lease: &Lease) -> Result<()> {
+        let ms = self.lease_ms();
+        self.owned(RENEW, lease, &[ms])
+    }
+
+    fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()> {
+        let Target::Key { keep_until, .. } = &lease.target else {
+            return self.release(lease);
+        };
+        let status = match succeeded {
+            true => Status::Succeeded,
+            false => Status::Failed,
+        };
+        let value = self.value(&lease.target, status, &lease.owner)?;
+        let keep = keep_until
+            .duration_since(SystemTime::now())
+            .map_or(0, |d| millis(d).max(1));
+        self.owned(COMPLETE, &lease, &[value, keep.to_string()])
+    }
+
+    fn release(&mut self, lease: Lease) -> Result<()> {
+        self.owned(RELEASE, &lease, &[])
+    }
+
+    fn renew_every(&self) -> Option<Duration> {
+        Some(self.lease / 3)
+    }
+}
+
+/// The name a target is kept under.
+fn name(target: &Target) -> String {
+    match target {
+        Target::Lock { job } => format!("{PREFIX}lock:{job}"),
+        Target::Key { key, .. } => format!("{PREFIX}key:{key}"),
+    }
+}
+
+/// When a succeeded record says it finished.
+fn done(name: &str, value: &str) -> Result<SystemTime> {
+    let record: Record = serde_json::from_str(value)
+        .with_context(|| format!("the value of {name} is not a crontap-run record"))?;
+    (record.updated <= LAST_SECOND)
+        .then(|| UNIX_EPOCH + Duration::from_secs(record.updated))
+        .with_context(|| format!("{name} holds an impossible time"))
+}
+
+fn secs(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+fn millis(d: Duration) -> u64 {
+    d.as_millis().try_into().unwrap_or(u64::MAX)
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// What of `url` must never be printed: the URL itself and its user and password, both as
+/// written and percent-decoded.
+fn secrets_of(url: &str) -> Vec<String> {
+    let mut secrets = vec![url.to_owned()];
+    if let Ok(parsed) = reqwest::Url::parse(url) {
+        for part in [parsed.username(), parsed.password().unwrap_or("")] {
+            if part.is_empty() {
+                continue;
+            }
+            secrets.push(part.to_owned());
+            let decoded = percent_encoding::percent_decode_str(part).decode_utf8_lossy();
+            secrets.push(decoded.into_owned());
+        }
+    }
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    secrets.dedup();
+    secrets
+}
+
+/// The client's error as one line, with anything from the URL taken out. The client does
+/// not put the URL or password in its errors, but an error is the one place a password
+/// could travel to the log and the heartbeat message, so this makes sure.
+fn scrub(err: &RedisError, secrets: &[String]) -> String {
+    let mut text = err.to_string();
+    for secret in secrets {
+        text = text.replace(secret.as_str(), "[REDACTED]");
+    }
+    text.split(char::is_control)
+        .filter(|part| !part.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_values_and_times() {
+        let key = Target::Key {
+            key: "nightly:2026-11-29T00:00:00Z".into(),
+            job: "nightly".into(),
+            keep_until: SystemTime::now(),
+        };
+        assert_eq!(name(&key), "crontap-run:key:nightly:2026-11-29T00:00:00Z");
+        let lock = Target::Lock {
+            job: "nightly".into(),
+        };
+        assert_eq!(name(&lock), "crontap-run:lock:nightly");
+
+        let record = r#"{"status":"succeeded","owner":"r","job":"j","updated":1764374401}"#;
+        let at = done("n", record).unwrap();
+        assert_eq!(
+            humantime::format_rfc3339_seconds(at).to_string(),
+            "2025-11-29T00:00:01Z"
+        );
+        assert!(done("n", "{}").is_err());
+        let far = r#"{"status":"succeeded","owner":"r","job":"j","updated":99999999999999}"#;
+        assert!(
+            done("n", far)
+                .unwrap_err()
+                .to_string()
+                .contains("impossible")
+        );
+    }
+
+    #[test]
+    fn secrets_are_taken_out_of_errors() {
+        let url = "rediss://ops:p%40ss-w0rd-77@cache.example:6380/2";
+        let secrets = secrets_of(url);
+        for secret in ["ops", "p%40ss-w0rd-77", "p@ss-w0rd-77", url] {
+            assert!(secrets.iter().any(|s| s == secret), "{secret}: {secrets:?}");
+        }
+        let err = RedisError::from((
+            ::redis::ErrorKind::AuthenticationFailed,
+            "bad",
+            "user ops with p@ss-w0rd-77 at rediss://ops:p%40ss-w0rd-77@cache.example:6380/2\nnext"
+                .to_owned(),
+        ));
+        let text = scrub(&err, &secrets);
+        assert!(!text.contains("w0rd") && !text.contains('\n'), "{text}");
+        assert!(text.contains("[REDACTED]"), "{text}");
+    }
+}

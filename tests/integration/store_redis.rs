@@ -1,0 +1,844 @@
+//! The Redis state store (`--state-url redis://…`, cargo feature `redis`): several "hosts"
+//! (crontap-runs with separate state directories) sharing one private `redis-server` that
+//! each test starts on a free loopback port and kills when it ends. Concurrent starts are
+//! held by gate files, never by sleeps; waits for a lease to run out poll the server.
+
+#![cfg(feature = "redis")]
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use crontap_run::state::redis::RedisStore;
+use crontap_run::state::{Claim, Lease, Store, Target};
+use nix::sys::signal::Signal;
+use redis::Commands;
+
+use crate::harness::{Crontap, Receiver, SECRET, assert_no_secret, eventually};
+use crate::state::{Gate, alive, line_count};
+
+/// The password of servers started with one; it must never be printed.
+const PASSWORD: &str = "rd-pw-5e9c1b7a";
+
+/// A `redis-server` of this test's own, on 127.0.0.1, without persistence.
+struct Server {
+    child: Child,
+    port: u16,
+    password: Option<&'static str>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        Server::with(None, None)
+    }
+
+    fn with_password() -> Server {
+        Server::with(Some(PASSWORD), None)
+    }
+
+    /// Starts a server, speaking TLS only when given a certificate and key file; retries on
+    /// another port if the one picked was taken in the meantime.
+    fn with(password: Option<&'static str>, tls: Option<(&Path, &Path)>) -> Server {
+        for _ in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let port = free_port().to_string();
+            let mut command = Command::new("redis-server");
+            match tls {
+                None => command.args(["--port", &port]),
+                Some((cert, key)) => command
+                    .args([
+                        "--port",
+                        "0",
+                        "--tls-port",
+                        &port,
+                        "--tls-auth-clients",
+                        "no",
+                    ])
+                    .arg("--tls-cert-file")
+                    .arg(cert)
+                    .arg("--tls-key-file")
+                    .arg(key)
+                    .arg("--tls-ca-cert-file")
+                    .arg(cert),
+            };
+            command
+                .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+                .arg("--dir")
+                .arg(dir.path());
+            if let Some(password) = password {
+                command.args(["--requirepass", password]);
+            }
+            // SAFETY: prctl is async-signal-safe. The server dies with the test's thread.
+            unsafe {
+                command.pre_exec(|| {
+                    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)
+                });
+            }
+            let child = command
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server is installed (apt-get install redis-server)");
+            let mut server = Server {
+                child,
+                port: port.parse().unwrap(),
+                password,
+                _dir: dir,
+            };
+            let up = eventually(Duration::from_secs(10), || match tls {
+                None => server.ping(),
+                Some(_) => std::net::TcpStream::connect(("127.0.0.1", server.port)).is_ok(),
+            });
+            if up && server.child.try_wait().unwrap().is_none() {
+                return server;
+            }
+        }
+        panic!("redis-server did not start");
+    }
+
+    /// `redis://[:password@]127.0.0.1:<port>/0`.
+    fn url(&self) -> String {
+        let auth = self.password.map(|p| format!(":{p}@")).unwrap_or_default();
+        format!("redis://{auth}127.0.0.1:{}/0", self.port)
+    }
+
+    /// A connection of the test's own, to look at and change what crontap-run stored.
+    fn connect(&self) -> redis::Connection {
+        redis::Client::open(self.url())
+            .unwrap()
+            .get_connection_with_timeout(Duration::from_secs(5))
+            .unwrap()
+    }
+
+    fn ping(&mut self) -> bool {
+        let Ok(client) = redis::Client::open(self.url()) else {
+            return false;
+        };
+        let Ok(mut con) = client.get_connection_with_timeout(Duration::from_millis(200)) else {
+            return false;
+        };
+        redis::cmd("PING").query::<String>(&mut con).is_ok()
+    }
+
+    fn get(&self, name: &str) -> Option<serde_json::Value> {
+        let value: Option<String> = self.connect().get(name).unwrap();
+        value.map(|v| serde_json::from_str(&v).unwrap())
+    }
+
+    fn pttl(&self, name: &str) -> i64 {
+        redis::cmd("PTTL")
+            .arg(name)
+            .query(&mut self.connect())
+            .unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A "host": crontap-run with a state directory of its own (for its history) and the
+/// shared server as its store.
+fn host(receiver: &Receiver, state_url: &str, state_dir: &Path) -> Crontap {
+    let mut crontap = Crontap::with_url(&receiver.url());
+    crontap
+        .arg("--state-dir")
+        .arg(state_dir)
+        .arg("--state-url")
+        .arg(state_url);
+    crontap
+}
+
+/// The exit status and stderr of a spawned crontap-run that has ended.
+fn ended(child: &mut Child) -> (i32, String) {
+    use std::io::Read;
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        pipe.read_to_string(&mut stderr).unwrap();
+    }
+    assert_no_secret(&stderr, "stderr");
+    assert!(!stderr.contains(PASSWORD), "the password leaked: {stderr}");
+    (status.code().expect("crontap-run exited normally"), stderr)
+}
+
+/// Starts every host at once; waits until all but one have ended (the skipped ones), opens
+/// the gate and returns every exit status and stderr. Panics, after letting the blocked job
+/// go, if fewer than all but one ended while the job was held.
+fn start_together(hosts: &mut [Crontap], gate: &Gate) -> Vec<(i32, String)> {
+    let count = hosts.len();
+    let mut children: Vec<Child> = hosts
+        .iter_mut()
+        .map(|h| h.spawn(Stdio::null(), Stdio::piped()))
+        .collect();
+    let mut results: Vec<Option<(i32, String)>> = vec![None; count];
+    let all_but_one = eventually(Duration::from_secs(30), || {
+        for (child, result) in children.iter_mut().zip(results.iter_mut()) {
+            if result.is_none() && child.try_wait().unwrap().is_some() {
+                *result = Some(ended(child));
+            }
+        }
+        results.iter().flatten().count() >= count - 1
+    });
+    let early = results.iter().flatten().count();
+    gate.open();
+    for (child, result) in children.iter_mut().zip(results.iter_mut()) {
+        if result.is_none() {
+            *result = Some(ended(child));
+        }
+    }
+    assert!(
+        all_but_one,
+        "only {early} of {count} ended while the job was held: {results:#?}"
+    );
+    results.into_iter().flatten().collect()
+}
+
+/// `count` hosts, each with its own state directory under `dir`.
+fn hosts(receiver: &Receiver, server: &Server, dir: &Path, count: usize) -> Vec<Crontap> {
+    (0..count)
+        .map(|i| host(receiver, &server.url(), &dir.join(format!("host-{i}"))))
+        .collect()
+}
+
+const NOTICE_RUNNING: &str =
+    "crontap-run: notice: skipped: job nightly is already running (--no-overlap)\n";
+
+#[test]
+fn ten_hosts_run_a_once_per_key_once() {
+    let server = Server::start();
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count");
+    let gate = Gate::new(dir.path());
+    let script = format!("echo run >> '{}'; {}", count.display(), gate.wait_script());
+    let mut hosts = hosts(&receiver, &server, dir.path(), 10);
+    for host in &mut hosts {
+        host.args(["--once-per", "1d", "--job", "nightly", "--timeout", "60s"])
+            .args(["--", "sh", "-c", &script]);
+    }
+    let results = start_together(&mut hosts, &gate);
+    assert!(results.iter().all(|(code, _)| *code == 0), "{results:#?}");
+    let skipped = results
+        .iter()
+        .filter(|(_, e)| {
+            e.starts_with("crontap-run: notice: skipped: nightly:")
+                && e.ends_with(" is being run by another instance\n")
+        })
+        .count();
+    let silent = results.iter().filter(|(_, e)| e.is_empty()).count();
+    assert_eq!((skipped, silent), (9, 1), "{results:#?}");
+    assert_eq!(line_count(&count), 1, "the command ran more than once");
+    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+
+    // Done for the day, whichever host asks.
+    let again = host(&receiver, &server.url(), &dir.path().join("host-10"))
+        .args([
+            "--once-per",
+            "1d",
+            "--job",
+            "nightly",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .run();
+    assert_eq!(again.code, 0);
+    assert!(
+        again.stderr.contains(" already succeeded at "),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(line_count(&count), 1);
+    receiver.only();
+    // Each host keeps its own history.
+    let histories: usize = (0..11)
+        .map(|i| line_count(&dir.path().join(format!("host-{i}/history/nightly.jsonl"))))
+        .sum();
+    assert_eq!(histories, 11);
+}
+
+#[test]
+fn no_overlap_holds_across_hosts() {
+    let server = Server::start();
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count");
+    let gate = Gate::new(dir.path());
+    let script = format!("echo run >> '{}'; {}", count.display(), gate.wait_script());
+    let mut hosts = hosts(&receiver, &server, dir.path(), 10);
+    for host in &mut hosts {
+        host.args(["--no-overlap", "--job", "nightly", "--timeout", "60s"])
+            .args(["--", "sh", "-c", &script]);
+    }
+    let results = start_together(&mut hosts, &gate);
+    assert!(results.iter().all(|(code, _)| *code == 0), "{results:#?}");
+    let skipped = results.iter().filter(|(_, e)| e == NOTICE_RUNNING).count();
+    let silent = results.iter().filter(|(_, e)| e.is_empty()).count();
+    assert_eq!((skipped, silent), (9, 1), "{results:#?}");
+    assert_eq!(line_count(&count), 1, "the command ran more than once");
+    receiver.only();
+
+    // The lock went with the run: nothing is left on the server, and the next run goes.
+    let keys: Vec<String> = server.connect().keys("*").unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+    let next = host(&receiver, &server.url(), &dir.path().join("host-0"))
+        .args([
+            "--no-overlap",
+            "--job",
+            "nightly",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .run();
+    assert_eq!((next.code, next.stderr.as_str()), (0, ""));
+    assert_eq!(line_count(&count), 2);
+}
+
+#[test]
+fn a_job_outliving_its_lease_is_never_run_twice() {
+    let server = Server::start();
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count");
+    let gate = Gate::new(dir.path());
+    let script = format!(
+        "echo run >> '{}'; echo ready; {}",
+        count.display(),
+        gate.wait_script()
+    );
+    let options = ["--state-lease", "3s", "--job", "long"];
+    let mut holder = host(&receiver, &server.url(), &dir.path().join("a"))
+        .args(options)
+        .args(["--no-overlap", "--once-per", "1d", "--timeout", "60s"])
+        .args(["--", "sh", "-c", &script])
+        .start();
+    holder.wait_for("ready");
+    let started = Instant::now();
+    let key = server
+        .connect()
+        .keys::<_, Vec<String>>("crontap-run:key:long:*")
+        .unwrap()
+        .pop()
+        .expect("the key is on the server");
+
+    // Another host keeps trying, for more than three leases: the key and the lock are
+    // renewed, never lost, so every try is skipped.
+    let mut tries = 0;
+    while started.elapsed() < Duration::from_secs(10) {
+        let by_key = host(&receiver, &server.url(), &dir.path().join("b"))
+            .args(options)
+            .args(["--once-per", "1d", "--", "sh", "-c", &script])
+            .run();
+        assert_eq!(by_key.code, 0, "{}", by_key.stderr);
+        assert!(
+            by_key
+                .stderr
+                .ends_with(" is being run by another instance\n"),
+            "after {:?}: {}",
+            started.elapsed(),
+            by_key.stderr
+        );
+        let by_lock = host(&receiver, &server.url(), &dir.path().join("b"))
+            .args(options)
+            .args(["--no-overlap", "--", "sh", "-c", &script])
+            .run();
+        assert_eq!(by_lock.code, 0, "{}", by_lock.stderr);
+        assert!(
+            by_lock.stderr.contains("job long is already running"),
+            "after {:?}: {}",
+            started.elapsed(),
+            by_lock.stderr
+        );
+        // The hold lasts one lease at a time, by the server's clock.
+        let ttl = server.pttl(&key);
+        assert!((1..=3000).contains(&ttl), "{ttl}");
+        tries += 1;
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert!(tries >= 10, "{tries}");
+    assert!(
+        holder.stderr_so_far().is_empty(),
+        "{}",
+        holder.stderr_so_far()
+    );
+
+    gate.open();
+    let out = holder.finish();
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(line_count(&count), 1, "the command ran twice");
+    let record = server.get(&key).unwrap();
+    assert_eq!(record["status"], "succeeded");
+    // Kept past the period's end, not for one lease.
+    assert!(
+        server.pttl(&key) > 7 * 86_400 * 1000,
+        "{}",
+        server.pttl(&key)
+    );
+    receiver.only();
+}
+
+#[test]
+fn a_stale_holder_cannot_complete_over_the_next_holder() {
+    let server = Server::start();
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let gate = Gate::new(dir.path());
+    let count = dir.path().join("count");
+    let options = ["--state-lease", "3s", "--idempotency-key", "batch-9"];
+    // The first holder's job fails: were its result written, the next run would go again.
+    let script = format!(
+        "echo run >> '{}'; echo ready; {}; exit 1",
+        count.display(),
+        gate.wait_script()
+    );
+    let mut stale = host(&receiver, &server.url(), &dir.path().join("a"))
+        .args(options)
+        .args(["--timeout", "60s", "--", "sh", "-c", &script])
+        .start();
+    stale.wait_for("ready");
+    let name = "crontap-run:key:batch-9";
+    let first = server.get(name).unwrap();
+    assert_eq!(first["status"], "running");
+
+    // Frozen, crontap-run cannot renew: the server lets its lease run out.
+    stale.signal(Signal::SIGSTOP);
+    let _resume = Resume(stale.pid());
+    assert!(
+        eventually(Duration::from_secs(20), || server.get(name).is_none()),
+        "the frozen holder's lease never expired"
+    );
+    let next = host(&receiver, &server.url(), &dir.path().join("b"))
+        .args(options)
+        .args(["--", "sh", "-c"])
+        .arg(format!("echo run >> '{}'", count.display()))
+        .run();
+    assert_eq!((next.code, next.stderr.as_str()), (0, ""));
+    assert_eq!(line_count(&count), 2);
+    let record = server.get(name).unwrap();
+    assert_eq!(record["status"], "succeeded");
+    assert_ne!(record["owner"], first["owner"]);
+
+    // Thawed, the stale holder finishes its job but cannot write over the new record.
+    stale.signal(Signal::SIGCONT);
+    gate.open();
+    let out = stale.finish();
+    assert_eq!(out.code, 1, "the job's own status: {}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "crontap-run: error: cannot record the run's result in the state store: the lease \
+             on crontap-run:key:batch-9 expired and another run took it over"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(server.get(name).unwrap(), record);
+    let after = host(&receiver, &server.url(), &dir.path().join("c"))
+        .args(options)
+        .args(["--", "true"])
+        .run();
+    assert_eq!(after.code, 0);
+    assert!(
+        after
+            .stderr
+            .starts_with("crontap-run: notice: skipped: batch-9 already succeeded at "),
+        "{}",
+        after.stderr
+    );
+    assert_eq!(line_count(&count), 2);
+}
+
+/// Sends SIGCONT when dropped, so a failing test never leaves a stopped process.
+struct Resume(i32);
+
+impl Drop for Resume {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.0), Signal::SIGCONT);
+    }
+}
+
+/// Runs `crontap-run <feature> -- touch <marker>` against an unusable store and checks the
+/// refusal: exit 125, one error line naming the store, the command not run, one fail ping.
+fn assert_refused(state_url: &str, shown: &str, extra: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let features: &[&[&str]] = &[
+        &["--no-overlap"],
+        &["--once-per", "1d"],
+        &["--idempotency-key", "k-1"],
+    ];
+    for feature in features {
+        let receiver = Receiver::start();
+        let mut crontap = host(&receiver, state_url, &dir.path().join("state"));
+        for pair in extra.chunks(2) {
+            crontap.env(pair[0], pair[1]);
+        }
+        let started = Instant::now();
+        let out = crontap
+            .args(["--job", "nightly"])
+            .args(*feature)
+            .args(["--", "touch"])
+            .arg(&marker)
+            .run();
+        let what = format!("{feature:?}");
+        assert_eq!(out.code, 125, "{what}: {}", out.stderr);
+        assert!(started.elapsed() < Duration::from_secs(20), "{what}");
+        assert_eq!(out.stderr.lines().count(), 1, "{what}: {}", out.stderr);
+        let expected =
+            format!("crontap-run: error: the state store {shown} is unreachable or failing: ");
+        assert!(out.stderr.starts_with(&expected), "{what}: {}", out.stderr);
+        assert!(!out.stderr.contains(PASSWORD), "{what}: {}", out.stderr);
+        assert!(!marker.exists(), "{what}: the command ran");
+        let request = receiver.only();
+        assert!(
+            request
+                .target
+                .starts_with(&format!("/ping/{SECRET}/fail?msg=")),
+            "{what}: {}",
+            request.target
+        );
+        let msg = request.msg().unwrap();
+        assert!(
+            msg.starts_with(&format!("not run: the state store {shown} is unreachable")),
+            "{what}: {msg}"
+        );
+        assert!(!msg.contains(PASSWORD), "{what}: {msg}");
+    }
+    let history =
+        std::fs::read_to_string(dir.path().join("state/history/nightly.jsonl")).unwrap_or_default();
+    assert!(!history.contains(PASSWORD), "{history}");
+}
+
+#[test]
+fn a_store_that_is_down_is_refused_and_reported() {
+    let port = free_port();
+    assert_refused(
+        &format!("redis://:{PASSWORD}@127.0.0.1:{port}/0"),
+        &format!("redis://127.0.0.1:{port}/0"),
+        &[],
+    );
+}
+
+#[test]
+fn a_store_that_never_answers_is_given_up_on() {
+    // Connections are accepted by the kernel and never answered. With a password and a
+    // database the client has several replies to wait for when connecting; the deadline is
+    // for them all.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let url = format!("redis://:{PASSWORD}@127.0.0.1:{port}/3");
+    let out = host(&receiver, &url, dir.path())
+        .args(["--no-overlap", "--", "true"])
+        .run();
+    let elapsed = started.elapsed();
+    assert_eq!(out.code, 125, "{}", out.stderr);
+    assert!(elapsed < Duration::from_secs(9), "{elapsed:?}");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "crontap-run: error: the state store redis://127.0.0.1:{port}/3 is unreachable or \
+             failing: cannot connect: no answer within 5s\n"
+        )
+    );
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.starts_with("not run: the state store "), "{msg}");
+    drop(listener);
+}
+
+#[test]
+fn a_password_in_the_url_is_used_and_never_shown() {
+    let server = Server::with_password();
+    let port = server.port;
+    let shown = format!("redis://127.0.0.1:{port}/0");
+    // Wrong, or missing: refused, and the password is nowhere.
+    assert_refused(
+        &format!("redis://:wrong-{PASSWORD}@127.0.0.1:{port}/0"),
+        &shown,
+        &[],
+    );
+    assert_refused(&shown, &shown, &[]);
+
+    // Right: the store works, from the option or the environment.
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let first = host(&receiver, &server.url(), dir.path())
+        .args(["-v", "--idempotency-key", "k-1", "--", "true"])
+        .run();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(!first.stderr.contains(PASSWORD), "{}", first.stderr);
+    let second = Crontap::with_url(&receiver.url())
+        .arg("--state-dir")
+        .arg(dir.path())
+        .env("CRONTAP_STATE_URL", server.url())
+        .args(["-v", "--idempotency-key", "k-1", "--", "sh", "-c"])
+        .arg("echo \"url=${CRONTAP_STATE_URL-unset}\"")
+        .run();
+    assert_eq!(second.code, 0);
+    assert!(
+        second.stderr.contains("k-1 already succeeded at"),
+        "{}",
+        second.stderr
+    );
+    assert!(!second.stderr.contains(PASSWORD), "{}", second.stderr);
+    assert_eq!(second.stdout, "", "a skipped run runs nothing");
+    let third = Crontap::with_url(&receiver.url())
+        .arg("--state-dir")
+        .arg(dir.path())
+        .env("CRONTAP_STATE_URL", server.url())
+        .args(["--no-overlap", "--", "sh", "-c"])
+        .arg("echo \"url=${CRONTAP_STATE_URL-unset}\"")
+        .run();
+    assert_eq!(
+        third.stdout, "url=unset\n",
+        "the job never sees the state URL"
+    );
+    for entry in crate::state::entries_under(dir.path()) {
+        if entry.is_file() {
+            let text = std::fs::read_to_string(&entry).unwrap();
+            assert!(!text.contains(PASSWORD), "{}: {text}", entry.display());
+        }
+    }
+}
+
+#[test]
+fn rediss_verifies_the_server_with_the_system_roots() {
+    let tls = tempfile::tempdir().unwrap();
+    let certified = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let cert = tls.path().join("server.pem");
+    let key = tls.path().join("server.key");
+    std::fs::write(&cert, certified.cert.pem()).unwrap();
+    std::fs::write(&key, certified.signing_key.serialize_pem()).unwrap();
+    let server = Server::with(Some(PASSWORD), Some((&cert, &key)));
+    let url = format!("rediss://:{PASSWORD}@127.0.0.1:{}/0", server.port);
+    let shown = format!("rediss://127.0.0.1:{}/0", server.port);
+
+    // Trusted through SSL_CERT_FILE: used.
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count");
+    let script = format!("echo run >> '{}'", count.display());
+    for _ in 0..2 {
+        let out = host(&receiver, &url, dir.path())
+            .env("SSL_CERT_FILE", &cert)
+            .args(["--idempotency-key", "tls-1", "--", "sh", "-c", &script])
+            .run();
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(!out.stderr.contains(PASSWORD), "{}", out.stderr);
+    }
+    assert_eq!(line_count(&count), 1);
+
+    // Not trusted: refused, as an unusable store.
+    let other = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let other_file = tls.path().join("other.pem");
+    std::fs::write(&other_file, other.cert.pem()).unwrap();
+    let other_s = other_file.display().to_string();
+    assert_refused(&url, &shown, &["SSL_CERT_FILE", &other_s]);
+}
+
+/// A crontap-run killed outright takes its job with it, as with the file store: nothing
+/// would renew the lease, and another host would start the job while it still ran.
+#[test]
+fn a_sigkilled_holder_takes_its_job_with_it_and_its_lease_runs_out() {
+    let server = Server::start();
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let script = format!(
+        "echo $$ > '{}'; echo ready; exec sleep 600",
+        pid_file.display()
+    );
+    let mut holder = host(&receiver, &server.url(), &dir.path().join("a"))
+        .args(["--state-lease", "3s", "--no-overlap", "--job", "nightly"])
+        .args(["--", "sh", "-c", &script])
+        .spawn(Stdio::piped(), Stdio::null());
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(holder.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line, "ready\n");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let gone = eventually(Duration::from_secs(20), || !alive(pid.trim()));
+    if !gone && let Ok(pid) = pid.trim().parse() {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    assert!(gone, "the job of the SIGKILLed crontap-run survived");
+
+    // Nobody renews the lock; the server drops it within one lease.
+    let marker = dir.path().join("ran");
+    assert!(eventually(Duration::from_secs(20), || {
+        server.get("crontap-run:lock:nightly").is_none()
+    }));
+    let next = host(&receiver, &server.url(), &dir.path().join("b"))
+        .args(["--no-overlap", "--job", "nightly", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!((next.code, next.stderr.as_str()), (0, ""));
+    assert!(marker.exists());
+}
+
+// The store itself, through its trait: what each answer is, and that a holder whose lease
+// was lost gets an error from every operation and changes nothing.
+
+fn store(server: &Server, lease: Duration) -> RedisStore {
+    RedisStore::open(&server.url(), lease).unwrap()
+}
+
+fn key(key: &str) -> Target {
+    Target::Key {
+        key: key.into(),
+        job: "job".into(),
+        keep_until: SystemTime::now() + Duration::from_secs(3600),
+    }
+}
+
+fn granted(claim: Claim) -> Lease {
+    match claim {
+        Claim::Granted(lease) => lease,
+        other => panic!("expected a grant, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_store_holds_records_and_frees_keys() {
+    let server = Server::start();
+    let lease = Duration::from_secs(30);
+    let (mut a, mut b) = (store(&server, lease), store(&server, lease));
+    assert_eq!(a.renew_every(), Some(Duration::from_secs(10)));
+    assert!(a.job_fds().is_empty());
+
+    let held = granted(a.claim(&key("k"), "run-a").unwrap());
+    assert!(matches!(b.claim(&key("k"), "run-b").unwrap(), Claim::Held));
+    let record = server.get("crontap-run:key:k").unwrap();
+    assert_eq!(record["status"], "running");
+    assert_eq!(record["owner"], "run-a");
+    assert_eq!(record["key"], "k");
+    assert!((1..=30_000).contains(&server.pttl("crontap-run:key:k")));
+    a.renew(&held).unwrap();
+    // Failed: kept, and taken over by the next claim.
+    a.complete(held, false).unwrap();
+    assert_eq!(server.get("crontap-run:key:k").unwrap()["status"], "failed");
+    let held = granted(b.claim(&key("k"), "run-b").unwrap());
+    let before = SystemTime::now();
+    b.complete(held, true).unwrap();
+    let ttl = server.pttl("crontap-run:key:k");
+    assert!((3_590_000..=3_600_000).contains(&ttl), "{ttl}");
+    let Claim::Done(at) = a.claim(&key("k"), "run-c").unwrap() else {
+        panic!("a succeeded key is done")
+    };
+    assert!(at + Duration::from_secs(1) >= before, "{at:?}");
+
+    // Released: gone, as if never claimed.
+    let held = granted(a.claim(&key("k2"), "run-d").unwrap());
+    a.release(held).unwrap();
+    assert!(server.get("crontap-run:key:k2").is_none());
+
+    // A record whose retention has passed goes at once.
+    let past = Target::Key {
+        key: "old".into(),
+        job: "job".into(),
+        keep_until: SystemTime::UNIX_EPOCH,
+    };
+    let held = granted(a.claim(&past, "run-e").unwrap());
+    a.complete(held, true).unwrap();
+    assert!(server.get("crontap-run:key:old").is_none());
+
+    // Locks: held, then gone when completed.
+    let lock = Target::Lock { job: "job".into() };
+    let held = granted(a.claim(&lock, "run-f").unwrap());
+    assert!(matches!(b.claim(&lock, "run-g").unwrap(), Claim::Held));
+    a.complete(held, true).unwrap();
+    assert!(server.get("crontap-run:lock:job").is_none());
+    granted(b.claim(&lock, "run-g").unwrap());
+}
+
+#[test]
+fn a_holder_whose_lease_was_lost_changes_nothing() {
+    let server = Server::start();
+    let lease = Duration::from_secs(30);
+    let (mut stale, mut next) = (store(&server, lease), store(&server, lease));
+    let mut con = server.connect();
+    for target in [key("k"), Target::Lock { job: "job".into() }] {
+        let name = match &target {
+            Target::Lock { .. } => "crontap-run:lock:job",
+            Target::Key { .. } => "crontap-run:key:k",
+        };
+        let lost = granted(stale.claim(&target, "run-stale").unwrap());
+        // The lease runs out (as when the holder stops renewing)...
+        let _: () = con.del(name).unwrap();
+        let expired = stale.renew(&lost).unwrap_err().to_string();
+        assert!(expired.ends_with(&format!("{name} expired")), "{expired}");
+        // ...and the next run holds it.
+        let held = granted(next.claim(&target, "run-next").unwrap());
+        let record = server.get(name).unwrap();
+        for result in [
+            stale.renew(&lost),
+            stale.complete(lost.clone(), false),
+            stale.release(lost.clone()),
+        ] {
+            let err = result.unwrap_err().to_string();
+            assert!(err.contains("another run took it over"), "{err}");
+        }
+        assert_eq!(server.get(name).unwrap(), record);
+        next.complete(held, true).unwrap();
+    }
+    assert_eq!(
+        server.get("crontap-run:key:k").unwrap()["status"],
+        "succeeded"
+    );
+    assert!(server.get("crontap-run:lock:job").is_none());
+}
+
+#[test]
+fn a_value_crontap_run_did_not_write_is_an_error() {
+    let server = Server::start();
+    let mut store = store(&server, Duration::from_secs(30));
+    let _: () = server.connect().set("crontap-run:key:k", "hello").unwrap();
+    let err = format!("{:#}", store.claim(&key("k"), "run-a").unwrap_err());
+    assert!(
+        err.ends_with(
+            "cannot claim crontap-run:key:k: \"CRONTAP\": the value is not a crontap-run record"
+        ),
+        "{err}"
+    );
+    // The store keeps working after an error.
+    granted(store.claim(&key("k2"), "run-a").unwrap());
+}
+
+#[test]
+fn the_store_reconnects_after_losing_its_connection() {
+    let server = Server::start();
+    let mut store = store(&server, Duration::from_secs(30));
+    let held = granted(store.claim(&key("k"), "run-a").unwrap());
+    let _: () = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("TYPE")
+        .arg("normal")
+        .arg("SKIPME")
+        .arg("yes")
+        .query(&mut server.connect())
+        .unwrap();
+    // The first command after the server dropped the connection may fail; the next works.
+    let _ = store.renew(&held);
+    store.renew(&held).unwrap();
+    store.complete(held, true).unwrap();
+}

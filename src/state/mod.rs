@@ -14,6 +14,8 @@
 pub mod disk;
 pub mod file;
 pub mod location;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 
 use std::os::fd::RawFd;
 use std::path::PathBuf;
@@ -177,6 +179,10 @@ fn open_remote(remote: &Remote, lease: Duration) -> Result<Box<dyn Store>> {
     let _ = lease;
     #[allow(clippy::match_single_binding)]
     match remote.engine {
+        #[cfg(feature = "postgres")]
+        location::Engine::Postgres => {
+            Ok(Box::new(postgres::PostgresStore::open(&remote.url, lease)?))
+        }
         engine => anyhow::bail!(
             "this build of crontap-run has no {engine:?} support (cargo feature {})",
             engine.feature()

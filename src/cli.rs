@@ -146,8 +146,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
 
-    /// State store URL: file:///DIR (same as --state-dir); postgres:// and redis:// are not
-    /// yet supported.
+    /// State store URL: file:///DIR (same as --state-dir), or postgres://… or redis://… to
+    /// share locks and keys between hosts (crontap-run-full builds).
     #[arg(
         long,
         value_name = "URL",

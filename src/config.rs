@@ -244,12 +244,13 @@ fn check_remote(remote: &Remote) -> Result<()> {
     if remote.engine.supported() {
         return Ok(());
     }
-    let name = match remote.engine {
-        Engine::Postgres => "postgres://",
-        Engine::Redis => "redis://",
+    let (name, engine) = match remote.engine {
+        Engine::Postgres => ("postgres://", "PostgreSQL"),
+        Engine::Redis => ("redis://", "Redis"),
     };
     bail!(
-        "--state-url (CRONTAP_STATE_URL) with {name} is not yet supported by this version of \
-         crontap-run"
+        "--state-url (CRONTAP_STATE_URL) with {name} needs a build with {engine} support: the \
+         crontap-run-full release (cargo feature {})",
+        remote.engine.feature()
     )
 }

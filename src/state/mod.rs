@@ -14,6 +14,8 @@
 pub mod disk;
 pub mod file;
 pub mod location;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
 
@@ -174,6 +176,10 @@ fn open_remote(remote: &Remote, lease: Duration) -> Result<Box<dyn Store>> {
     let _ = lease;
     #[allow(clippy::match_single_binding, unreachable_patterns)]
     match remote.engine {
+        #[cfg(feature = "postgres")]
+        location::Engine::Postgres => {
+            Ok(Box::new(postgres::PostgresStore::open(&remote.url, lease)?))
+        }
         #[cfg(feature = "redis")]
         location::Engine::Redis => Ok(Box::new(self::redis::RedisStore::open(&remote.url, lease)?)),
         engine => anyhow::bail!(

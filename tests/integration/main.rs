@@ -15,6 +15,8 @@ mod properties;
 mod report;
 mod retries;
 mod state;
+#[cfg(feature = "postgres")]
+mod store_postgres;
 #[cfg(feature = "redis")]
 mod store_redis;
 mod supervise;

@@ -65,7 +65,7 @@ fn accepted_bounds() {
 }
 
 #[test]
-fn later_options_are_refused_until_they_work() {
+fn state_servers_need_the_full_build() {
     // Shared stores are built in by cargo features; a build without one refuses its URLs
     // when a state feature would use them, and never prints the password.
     let unsupported = [
@@ -78,7 +78,7 @@ fn later_options_are_refused_until_they_work() {
         ("rediss://cache.example:6380/0", cfg!(feature = "redis")),
     ];
     for (url, _) in unsupported.iter().filter(|(_, built_in)| !built_in) {
-        refused(&["--state-url", url, "--no-overlap"], "not yet supported");
+        refused(&["--state-url", url, "--no-overlap"], "crontap-run-full");
         refused(&["--state-url", url, "--once-per", "1d"], "--state-url");
         let out = Crontap::new()
             .env("CRONTAP_STATE_URL", url)

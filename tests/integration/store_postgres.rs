@@ -1,0 +1,905 @@
+//! The PostgreSQL store (`cargo test --features postgres`): several "hosts" (each with its
+//! own `--state-dir`) sharing one `--state-url`, the leases that keep a long job's hold and
+//! let the next run take over a stopped one, TLS, and an unusable server.
+//!
+//! The tests start a private server themselves: `initdb` and `postgres` from the Debian
+//! package `postgresql` (found on PATH or under /usr/lib/postgresql/*/bin), in a temporary
+//! directory, as the user `nobody` when the tests run as root (the server refuses root),
+//! listening on 127.0.0.1 only, with TLS on and password authentication. One server serves
+//! the whole test binary, each test in a database of its own; a wrapper shell stops it and
+//! removes its directory when the test binary ends, however it ends (its stdin closes). The
+//! server's password is checked to appear nowhere crontap-run prints.
+
+#![cfg(feature = "postgres")]
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime};
+
+use crontap_run::state::postgres::PostgresStore;
+use crontap_run::state::{Claim, Lease, Store, Target};
+use nix::sys::signal::Signal;
+
+use crate::harness::{Crontap, Output, Receiver, SECRET, assert_no_secret, eventually};
+use crate::state::{Gate, line_count};
+
+/// The password of the server's only role, `crontap`; in every URL the tests use.
+const PASSWORD: &str = "pg-s3cret-5b8e1f";
+
+/// The private server.
+struct Server {
+    port: u16,
+    /// Data directory, socket, log and certificates.
+    dir: PathBuf,
+    /// Where `initdb`, `postgres` and `psql` are.
+    bin: PathBuf,
+    /// The CA that signed the server's certificate, which names `localhost` only.
+    ca: PathBuf,
+    /// The wrapper's stdin: closed when the test binary ends, which stops the server.
+    _lifeline: ChildStdin,
+}
+
+static SERVER: OnceLock<Server> = OnceLock::new();
+
+fn server() -> &'static Server {
+    SERVER.get_or_init(Server::start)
+}
+
+/// The directory holding PostgreSQL's server programs.
+fn server_bin() -> PathBuf {
+    let has_server = |dir: &Path| dir.join("initdb").is_file() && dir.join("postgres").is_file();
+    let on_path = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|dirs| dirs.flatten().map(|d| d.path().join("bin")).collect())
+        .unwrap_or_default();
+    // The newest first: 16 before 15.
+    versions.sort_by_key(|dir| {
+        std::cmp::Reverse(
+            dir.parent()
+                .and_then(|v| v.file_name()?.to_str()?.parse::<u32>().ok())
+                .unwrap_or(0),
+        )
+    });
+    let found = on_path
+        .into_iter()
+        .chain(versions)
+        .find(|dir| has_server(dir))
+        .expect(
+            "PostgreSQL's initdb and postgres were found neither on PATH nor under \
+             /usr/lib/postgresql/*/bin: install the Debian package postgresql",
+        );
+    // PATH may hold links to them; psql is beside the real ones.
+    std::fs::canonicalize(found.join("initdb"))
+        .ok()
+        .and_then(|initdb| Some(initdb.parent()?.to_owned()))
+        .unwrap_or(found)
+}
+
+/// A port free a moment ago on 127.0.0.1.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// The user the server runs as: `nobody` when the tests run as root, else the tests' own.
+fn server_user() -> Option<(u32, u32)> {
+    if !nix::unistd::geteuid().is_root() {
+        return None;
+    }
+    let user = nix::unistd::User::from_name("nobody")
+        .unwrap()
+        .expect("a user nobody to run the PostgreSQL server as");
+    Some((user.uid.as_raw(), user.gid.as_raw()))
+}
+
+impl Server {
+    fn start() -> Server {
+        let bin = server_bin();
+        let dir = tempfile::Builder::new()
+            .prefix("crontap-pg-")
+            .tempdir()
+            .unwrap()
+            .keep();
+        let user = server_user();
+        let as_user = |command: &mut Command| {
+            if let Some((uid, gid)) = user {
+                command.uid(uid).gid(gid);
+            }
+            command.env("HOME", &dir).env("LC_ALL", "C");
+        };
+        let write_private = |name: &str, contents: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, contents).unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+                .unwrap();
+            if let Some((uid, gid)) = user {
+                std::os::unix::fs::chown(&path, Some(uid), Some(gid)).unwrap();
+            }
+            path
+        };
+        if let Some((uid, gid)) = user {
+            std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).unwrap();
+        }
+
+        // A CA, and a certificate it signed for localhost (not for 127.0.0.1).
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "crontap-run test CA");
+        let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+        let server_key = rcgen::KeyPair::generate().unwrap();
+        let server_cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+            .unwrap()
+            .signed_by(&server_key, &ca)
+            .unwrap();
+        let ca_file = write_private("ca.pem", &ca.pem());
+        let cert_file = write_private("server.crt", &server_cert.pem());
+        let key_file = write_private("server.key", &server_key.serialize_pem());
+        let password_file = write_private("password", PASSWORD);
+
+        let data = dir.join("data");
+        let mut initdb = Command::new(bin.join("initdb"));
+        initdb
+            .arg("-D")
+            .arg(&data)
+            .args(["-U", "crontap", "-E", "UTF8", "--locale=C", "--no-sync"])
+            .args(["--auth-local=trust", "--auth-host=scram-sha-256"])
+            .arg(format!("--pwfile={}", password_file.display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        as_user(&mut initdb);
+        let out = initdb.output().expect("run initdb");
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+
+        // A port taken between choosing it and binding it: try another.
+        for _ in 0..5 {
+            let port = free_port();
+            let log = dir.join(format!("server-{port}.log"));
+            // The wrapper stops the server and removes the directory once its stdin
+            // closes, which happens when the test binary ends, however it ends.
+            let script = r#"bin=$1 dir=$2 log=$3; shift 3
+"$bin/postgres" "$@" >"$log" 2>&1 &
+pid=$!
+read -r _
+kill -INT "$pid" 2>/dev/null && wait "$pid" && rm -rf "$dir""#;
+            let mut wrapper = Command::new("sh");
+            wrapper
+                .args(["-c", script, "sh"])
+                .arg(&bin)
+                .arg(&dir)
+                .arg(&log)
+                .arg("-D")
+                .arg(&data)
+                .args(["-p", &port.to_string()])
+                .arg("-k")
+                .arg(&dir)
+                .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+                .args(["-c", "ssl=on"])
+                .arg("-c")
+                .arg(format!("ssl_cert_file={}", cert_file.display()))
+                .arg("-c")
+                .arg(format!("ssl_key_file={}", key_file.display()))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            as_user(&mut wrapper);
+            let mut child = wrapper.spawn().expect("start the PostgreSQL server");
+            let lifeline = child.stdin.take().unwrap();
+            let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+            let settled = eventually(Duration::from_secs(60), || {
+                let log = read_log();
+                log.contains("ready to accept connections") || log.contains("FATAL")
+            });
+            let text = read_log();
+            if settled && text.contains("ready to accept connections") {
+                // Reaped by no one: the wrapper outlives this handle by design.
+                std::mem::forget(child);
+                return Server {
+                    port,
+                    dir,
+                    bin,
+                    ca: ca_file,
+                    _lifeline: lifeline,
+                };
+            }
+            assert!(
+                text.contains("could not bind"),
+                "the PostgreSQL server did not start:\n{text}"
+            );
+            drop(lifeline);
+            let _ = child.wait();
+        }
+        panic!("no free port for the PostgreSQL server");
+    }
+
+    /// Creates the database `name` and returns its URL, password included.
+    fn database(&self, name: &str) -> String {
+        self.psql("postgres", &format!("CREATE DATABASE \"{name}\""));
+        self.url(name, "")
+    }
+
+    /// `postgres://crontap:<password>@127.0.0.1:<port>/<db><query>`.
+    fn url(&self, db: &str, query: &str) -> String {
+        format!(
+            "postgres://crontap:{PASSWORD}@127.0.0.1:{}/{db}{query}",
+            self.port
+        )
+    }
+
+    /// Runs `sql` in `db` through the server's socket; returns psql's unaligned output.
+    fn psql(&self, db: &str, sql: &str) -> String {
+        let out = Command::new(self.bin.join("psql"))
+            .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
+            .arg("-h")
+            .arg(&self.dir)
+            .args(["-p", &self.port.to_string(), "-U", "crontap", "-d", db])
+            .args(["-c", sql])
+            .env_remove("PGPASSWORD")
+            .output()
+            .expect("run psql");
+        assert!(
+            out.status.success(),
+            "psql {sql}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    /// `status|owner` of a key's row, or "" when there is none.
+    fn key_row(&self, db: &str, key: &str) -> String {
+        self.psql(
+            db,
+            &format!(
+                "SELECT status || '|' || owner FROM crontap_run_holds \
+                 WHERE kind = 'key' AND name = '{key}'"
+            ),
+        )
+    }
+}
+
+/// Fails if the server's password shows in `text`.
+fn assert_no_password(text: &str, what: &str) {
+    assert!(
+        !text.contains(PASSWORD),
+        "the state store's password leaked into {what}:\n{text}"
+    );
+}
+
+/// Runs to completion; checks that neither the heartbeat URL's secret nor the password
+/// was printed.
+fn run(crontap: &mut Crontap) -> Output {
+    let out = crontap.run();
+    assert_no_password(&out.stdout, "stdout");
+    assert_no_password(&out.stderr, "stderr");
+    out
+}
+
+/// crontap-run on one host: its own state directory, the shared store `url`.
+fn host(receiver: &Receiver, state: &Path, url: &str) -> Crontap {
+    let mut crontap = Crontap::with_url(&receiver.url());
+    crontap
+        .arg("--state-dir")
+        .arg(state)
+        .arg("--state-url")
+        .arg(url);
+    crontap
+}
+
+/// The exit status and stderr of a spawned crontap-run that has ended.
+fn ended(child: &mut Child) -> (i32, String) {
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        pipe.read_to_string(&mut stderr).unwrap();
+    }
+    assert_no_secret(&stderr, "stderr");
+    assert_no_password(&stderr, "stderr");
+    (status.code().expect("crontap-run exited normally"), stderr)
+}
+
+/// Starts `count` hosts at once, each built by `crontap(i)`; waits until all but one have
+/// ended (the skipped ones), opens the gate, and returns every exit status and stderr.
+fn hosts_together(
+    count: usize,
+    gate: &Gate,
+    mut crontap: impl FnMut(usize) -> Crontap,
+) -> Vec<(i32, String)> {
+    let mut children: Vec<Child> = (0..count)
+        .map(|i| crontap(i).spawn(Stdio::null(), Stdio::piped()))
+        .collect();
+    let mut results: Vec<Option<(i32, String)>> = vec![None; count];
+    let all_but_one = eventually(Duration::from_secs(60), || {
+        for (child, result) in children.iter_mut().zip(results.iter_mut()) {
+            if result.is_none() && child.try_wait().unwrap().is_some() {
+                *result = Some(ended(child));
+            }
+        }
+        results.iter().flatten().count() >= count - 1
+    });
+    let early = results.iter().flatten().count();
+    gate.open();
+    for (child, result) in children.iter_mut().zip(results.iter_mut()) {
+        if result.is_none() {
+            *result = Some(ended(child));
+        }
+    }
+    assert!(
+        all_but_one,
+        "only {early} of {count} ended while the job was held: {results:#?}"
+    );
+    results.into_iter().flatten().collect()
+}
+
+/// The key `--once-per 1d` gives `job` now (a day may begin between this and the run:
+/// callers that compare allow for the next one).
+fn day_key(job: &str) -> String {
+    let secs = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(secs - secs % 86_400);
+    format!("{job}:{}", humantime::format_rfc3339_seconds(start))
+}
+
+#[test]
+fn ten_hosts_with_one_once_per_key_run_the_command_once() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    // A new database: the ten also race to create the table.
+    let url = server().database("ten_hosts_once_per");
+    let count = dir.path().join("count");
+    let gate = Gate::new(dir.path());
+    let script = format!("echo run >> '{}'; {}", count.display(), gate.wait_script());
+    let key = day_key("import");
+    let results = hosts_together(10, &gate, |i| {
+        let mut crontap = host(&receiver, &dir.path().join(format!("host{i}")), &url);
+        crontap
+            .args(["--once-per", "1d", "--job", "import", "--timeout", "60s"])
+            .args(["--", "sh", "-c", &script]);
+        crontap
+    });
+    assert!(results.iter().all(|(code, _)| *code == 0), "{results:#?}");
+    let notice = format!("crontap-run: notice: skipped: {key} is being run by another instance\n");
+    let skipped = results.iter().filter(|(_, e)| *e == notice).count();
+    let silent = results.iter().filter(|(_, e)| e.is_empty()).count();
+    assert_eq!((skipped, silent), (9, 1), "{results:#?}");
+    assert_eq!(line_count(&count), 1, "the command ran more than once");
+    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+
+    // Any host, later: already done.
+    let later = run(host(&receiver, &dir.path().join("host3"), &url)
+        .args(["--once-per", "1d", "--job", "import", "--", "sh", "-c"])
+        .arg(format!("echo run >> '{}'", count.display())));
+    assert_eq!(later.code, 0);
+    assert!(
+        later.stderr.starts_with(&format!(
+            "crontap-run: notice: skipped: {key} already succeeded at "
+        )),
+        "{}",
+        later.stderr
+    );
+    assert_eq!(line_count(&count), 1);
+    assert!(
+        server()
+            .key_row("ten_hosts_once_per", &key)
+            .starts_with("succeeded|")
+    );
+}
+
+#[test]
+fn ten_hosts_with_no_overlap_run_one_at_a_time() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let url = server().database("ten_hosts_no_overlap");
+    let count = dir.path().join("count");
+    let gate = Gate::new(dir.path());
+    let script = format!("echo run >> '{}'; {}", count.display(), gate.wait_script());
+    let results = hosts_together(10, &gate, |i| {
+        let mut crontap = host(&receiver, &dir.path().join(format!("host{i}")), &url);
+        // The URL from the environment this time.
+        crontap.env("CRONTAP_STATE_URL", &url);
+        crontap
+            .args(["--no-overlap", "--job", "sync", "--timeout", "60s"])
+            .args(["--", "sh", "-c", &script]);
+        crontap
+    });
+    assert!(results.iter().all(|(code, _)| *code == 0), "{results:#?}");
+    let notice = "crontap-run: notice: skipped: job sync is already running (--no-overlap)\n";
+    let skipped = results.iter().filter(|(_, e)| e == notice).count();
+    let silent = results.iter().filter(|(_, e)| e.is_empty()).count();
+    assert_eq!((skipped, silent), (9, 1), "{results:#?}");
+    assert_eq!(line_count(&count), 1, "the command overlapped itself");
+
+    // The lock is gone with its run: the next run runs.
+    let db = "ten_hosts_no_overlap";
+    assert_eq!(
+        server().psql(db, "SELECT count(*) FROM crontap_run_holds"),
+        "0"
+    );
+    let next = run(host(&receiver, &dir.path().join("host0"), &url)
+        .args(["--no-overlap", "--job", "sync", "--", "sh", "-c"])
+        .arg(format!("echo run >> '{}'", count.display())));
+    assert_eq!((next.code, next.stderr.as_str()), (0, ""));
+    assert_eq!(line_count(&count), 2);
+}
+
+#[test]
+fn a_job_that_outlives_its_lease_keeps_its_lock_and_key() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let db = "outlives_lease";
+    let url = server().database(db);
+    let gate = Gate::new(dir.path());
+    let marker = dir.path().join("other host ran");
+    let options = ["--state-lease", "3s", "--job", "long"];
+    let mut holder = host(&receiver, &dir.path().join("a"), &url)
+        .args(options)
+        .args([
+            "--no-overlap",
+            "--idempotency-key",
+            "long-1",
+            "--timeout",
+            "60s",
+        ])
+        .args(["--", "sh", "-c"])
+        .arg(format!("echo ready; {}", gate.wait_script()))
+        .start();
+    holder.wait_for("ready");
+
+    // For 10 s, over three leases, another host keeps trying: for the lock, then the key.
+    let started = Instant::now();
+    let mut tries = 0;
+    while started.elapsed() < Duration::from_secs(10) {
+        let (extra, reason) = match tries % 2 {
+            0 => ("--no-overlap", "job long is already running (--no-overlap)"),
+            _ => (
+                "--idempotency-key",
+                "long-1 is being run by another instance",
+            ),
+        };
+        let mut other = host(&receiver, &dir.path().join("b"), &url);
+        other.args(options).arg(extra);
+        if extra == "--idempotency-key" {
+            other.arg("long-1");
+        }
+        let out = run(other.arg("--").arg("touch").arg(&marker));
+        assert_eq!(
+            (out.code, out.stderr.as_str()),
+            (
+                0,
+                format!("crontap-run: notice: skipped: {reason}\n").as_str()
+            ),
+            "try {tries} after {:?}",
+            started.elapsed()
+        );
+        assert!(
+            !marker.exists(),
+            "another host ran while the job held its lease"
+        );
+        tries += 1;
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(tries >= 10, "only {tries} tries");
+    // Renewed: the key's lease now ends well after the 3 s it started with.
+    assert_eq!(
+        server().psql(
+            db,
+            "SELECT bool_and(lease_until > claimed_at + interval '6 seconds') \
+             FROM crontap_run_holds WHERE owner <> ''"
+        ),
+        "t"
+    );
+    gate.open();
+    let out = holder.finish();
+    assert_no_password(&out.stderr, "stderr");
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        server().psql(
+            db,
+            "SELECT count(*) FROM crontap_run_holds WHERE kind = 'lock'"
+        ),
+        "0"
+    );
+    assert!(server().key_row(db, "long-1").starts_with("succeeded|"));
+}
+
+#[test]
+fn a_stale_holder_cannot_complete_over_the_next_holder() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let db = "stale_holder";
+    let url = server().database(db);
+    let gate = Gate::new(dir.path());
+    let options = ["--state-lease", "3s", "--idempotency-key", "batch-9"];
+    let mut stale = host(&receiver, &dir.path().join("a"), &url)
+        .args(options)
+        .args(["--timeout", "60s", "--", "sh", "-c"])
+        .arg(format!("echo ready; {}", gate.wait_script()))
+        .start();
+    stale.wait_for("ready");
+    // Stopped, it cannot renew: its lease runs out while its job still runs.
+    stale.signal(Signal::SIGSTOP);
+
+    let next_id = std::cell::RefCell::new(String::new());
+    let took_over = eventually(Duration::from_secs(30), || {
+        let out = run(host(&receiver, &dir.path().join("b"), &url)
+            .args(options)
+            .args(["--", "sh", "-c", "echo \"next $CRONTAP_RUN_ID\""]));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        match out.stdout.strip_prefix("next ") {
+            Some(id) => {
+                assert_eq!(out.stderr, "");
+                *next_id.borrow_mut() = id.trim().to_owned();
+                true
+            }
+            None => {
+                let notice = "crontap-run: notice: skipped: batch-9 is being run by another \
+                              instance\n";
+                assert_eq!(out.stderr, notice);
+                false
+            }
+        }
+    });
+    gate.open();
+    stale.signal(Signal::SIGCONT);
+    let out = stale.finish();
+    assert!(took_over, "the next run never took over the expired lease");
+    let next_id = next_id.into_inner();
+    assert_no_password(&out.stderr, "stderr");
+
+    // The stale holder's job succeeded and says so, but its result is not recorded: the
+    // record is the next holder's.
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stderr.contains(
+            "crontap-run: error: cannot record the run's result in the state store: the key \
+             batch-9 was taken over by another run after this run's lease expired"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        server().key_row(db, "batch-9"),
+        format!("succeeded|{next_id}")
+    );
+    let later = run(host(&receiver, &dir.path().join("c"), &url)
+        .args(options)
+        .args(["--", "echo", "ran again"]));
+    assert_eq!(later.code, 0);
+    assert!(
+        later
+            .stderr
+            .starts_with("crontap-run: notice: skipped: batch-9 already succeeded at "),
+        "{}",
+        later.stderr
+    );
+}
+
+/// Checks a run refused because the store at `redacted` is unusable: exit 125, one line
+/// naming the store, the command not run, one fail ping saying why.
+fn assert_refused(out: &Output, receiver: &Receiver, marker: &Path, redacted: &str, why: &str) {
+    assert_eq!(out.code, 125, "{}", out.stderr);
+    let prefix =
+        format!("crontap-run: error: the state store {redacted} is unreachable or failing: {why}");
+    assert!(out.stderr.starts_with(&prefix), "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(!marker.exists(), "the command ran");
+    let msg = receiver.only().msg().expect("a fail ping");
+    assert!(receiver.only().target.contains("/fail?"));
+    assert!(
+        msg.starts_with("not run: ") && msg.contains("state store"),
+        "{msg}"
+    );
+    assert_no_password(&msg, "the fail ping");
+}
+
+#[test]
+fn an_unreachable_store_is_refused_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let port = free_port(); // nothing listens there any more
+    for option in ["--once-per=1d", "--no-overlap"] {
+        let receiver = Receiver::start();
+        let url = format!("postgres://crontap:{PASSWORD}@127.0.0.1:{port}/jobs");
+        let started = Instant::now();
+        let out = run(host(&receiver, &dir.path().join("state"), &url)
+            .args([option, "--", "touch"])
+            .arg(&marker));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_refused(
+            &out,
+            &receiver,
+            &marker,
+            &format!("postgres://127.0.0.1:{port}/jobs"),
+            "error connecting to server: Connection refused",
+        );
+    }
+}
+
+#[test]
+fn a_wrong_password_is_refused_without_printing_it() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let wrong = "not-the-pw-93c1";
+    let url = format!(
+        "postgresql://crontap:{wrong}@127.0.0.1:{}/postgres",
+        server().port
+    );
+    let out = run(host(&receiver, &dir.path().join("state"), &url)
+        .args(["--once-per", "1d", "--", "touch"])
+        .arg(&marker));
+    assert_refused(
+        &out,
+        &receiver,
+        &marker,
+        &format!("postgresql://127.0.0.1:{}/postgres", server().port),
+        "FATAL: password authentication failed for user \"crontap\"",
+    );
+    assert!(!out.stderr.contains(wrong), "{}", out.stderr);
+    assert!(!receiver.only().target.contains(wrong));
+}
+
+#[test]
+fn a_server_that_never_answers_is_given_up_on_in_connect_timeout() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    // Accepts connections (the kernel does) and never says a word.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let url = format!("postgres://crontap:{PASSWORD}@127.0.0.1:{port}/jobs?connect_timeout=2");
+    let started = Instant::now();
+    let out = run(host(&receiver, &dir.path().join("state"), &url)
+        .args(["--no-overlap", "--", "touch"])
+        .arg(&marker));
+    let took = started.elapsed();
+    assert!(
+        (Duration::from_secs(2)..Duration::from_secs(8)).contains(&took),
+        "{took:?}"
+    );
+    assert_refused(
+        &out,
+        &receiver,
+        &marker,
+        &format!("postgres://127.0.0.1:{port}/jobs"),
+        "no connection within 2s (connect_timeout)",
+    );
+    drop(silent);
+}
+
+/// Whether the server sees a connection named `app` in `db` as TLS.
+fn uses_tls(db: &str, app: &str) -> String {
+    server().psql(
+        db,
+        &format!(
+            "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) \
+             WHERE a.datname = '{db}' AND a.application_name = '{app}'"
+        ),
+    )
+}
+
+#[test]
+fn sslmodes_as_libpq_has_them() {
+    let db = "sslmodes";
+    server().database(db);
+    let ca = server().ca.display().to_string();
+    let open = |host: &str, query: &str| {
+        let url = format!(
+            "postgres://crontap:{PASSWORD}@{host}:{}/{db}?{query}",
+            server().port
+        );
+        PostgresStore::open(&url, Duration::from_secs(60))
+    };
+    for (app, host, query, tls) in [
+        ("disable", "127.0.0.1", "sslmode=disable".to_owned(), "f"),
+        // prefer, the default: TLS when offered, the certificate unchecked.
+        ("default", "127.0.0.1", String::new(), "t"),
+        ("require", "127.0.0.1", "sslmode=require".to_owned(), "t"),
+        // The certificate names localhost only: verify-ca does not look at names.
+        (
+            "ca",
+            "127.0.0.1",
+            format!("sslmode=verify-ca&sslrootcert={ca}"),
+            "t",
+        ),
+        (
+            "full",
+            "localhost",
+            format!("sslmode=verify-full&sslrootcert={ca}"),
+            "t",
+        ),
+    ] {
+        let store = open(host, &format!("{query}&application_name={app}"))
+            .unwrap_or_else(|e| panic!("{app}: {e:#}"));
+        assert_eq!(uses_tls(db, app), tls, "{app}");
+        drop(store);
+    }
+    for (host, query, says) in [
+        // The name is checked...
+        (
+            "127.0.0.1",
+            format!("sslmode=verify-full&sslrootcert={ca}"),
+            "certificate not valid for name \"127.0.0.1\"",
+        ),
+        // ...and so is the issuer: the system's roots do not know the test CA.
+        (
+            "localhost",
+            "sslmode=verify-full".to_owned(),
+            "UnknownIssuer",
+        ),
+    ] {
+        let err = format!("{:#}", open(host, &query).map(drop).unwrap_err());
+        assert!(
+            err.starts_with("error performing TLS handshake: ") && err.contains(says),
+            "{query}: {err}"
+        );
+        assert_no_password(&err, "the error");
+    }
+}
+
+fn key(name: &str) -> Target {
+    Target::Key {
+        key: name.into(),
+        job: "job".into(),
+        keep_until: SystemTime::now() + Duration::from_secs(3600),
+    }
+}
+
+fn granted(claim: Claim) -> Lease {
+    match claim {
+        Claim::Granted(lease) => lease,
+        other => panic!("expected a grant, got {other:?}"),
+    }
+}
+
+/// A store as one host opens it, leases of a minute.
+fn store(db: &str) -> PostgresStore {
+    PostgresStore::open(&server().url(db, ""), Duration::from_secs(60)).unwrap()
+}
+
+#[test]
+fn a_key_is_held_then_done_or_free_again() {
+    let db = "store_keys";
+    server().database(db);
+    let (mut a, mut b) = (store(db), store(db));
+    assert_eq!(a.renew_every(), Some(Duration::from_secs(20)));
+    let lease = granted(a.claim(&key("k"), "run-a").unwrap());
+    assert!(matches!(b.claim(&key("k"), "run-b").unwrap(), Claim::Held));
+    a.complete(lease, false).unwrap();
+    // Failed: the next run may try again.
+    let lease = granted(b.claim(&key("k"), "run-b").unwrap());
+    let before = SystemTime::now() - Duration::from_secs(60);
+    b.complete(lease, true).unwrap();
+    match a.claim(&key("k"), "run-c").unwrap() {
+        Claim::Done(at) => assert!(at > before, "{at:?}"),
+        other => panic!("expected done, got {other:?}"),
+    }
+    // Released: as if never claimed.
+    let lease = granted(a.claim(&key("k2"), "run-c").unwrap());
+    a.release(lease).unwrap();
+    assert_eq!(server().key_row(db, "k2"), "");
+    granted(b.claim(&key("k2"), "run-d").unwrap());
+    // Locks: held until released, then free.
+    let lock = Target::Lock { job: "job".into() };
+    let lease = granted(a.claim(&lock, "run-e").unwrap());
+    assert!(matches!(b.claim(&lock, "run-f").unwrap(), Claim::Held));
+    a.complete(lease, true).unwrap();
+    granted(b.claim(&lock, "run-f").unwrap());
+}
+
+#[test]
+fn an_expired_lease_is_taken_over_and_its_holder_locked_out() {
+    let db = "store_takeover";
+    server().database(db);
+    let (mut stale, mut next) = (store(db), store(db));
+    let lock = Target::Lock { job: "job".into() };
+    let stale_key = granted(stale.claim(&key("k"), "run-stale").unwrap());
+    let stale_lock = granted(stale.claim(&lock, "run-stale").unwrap());
+    assert!(matches!(
+        next.claim(&key("k"), "run-next").unwrap(),
+        Claim::Held
+    ));
+    // The server's clock decides: move the leases into its past.
+    server().psql(
+        db,
+        "UPDATE crontap_run_holds SET lease_until = now() - interval '1 second'",
+    );
+    let next_key = granted(next.claim(&key("k"), "run-next").unwrap());
+    let next_lock = granted(next.claim(&lock, "run-next").unwrap());
+    for (what, err) in [
+        ("renew", stale.renew(&stale_key).unwrap_err()),
+        ("renew", stale.renew(&stale_lock).unwrap_err()),
+        (
+            "complete",
+            stale.complete(stale_key.clone(), true).unwrap_err(),
+        ),
+        ("release", stale.release(stale_key).unwrap_err()),
+        ("release", stale.release(stale_lock).unwrap_err()),
+    ] {
+        assert!(
+            format!("{err:#}").contains("another run"),
+            "{what}: {err:#}"
+        );
+    }
+    next.renew(&next_key).unwrap();
+    next.complete(next_key, false).unwrap();
+    assert_eq!(server().key_row(db, "k"), "failed|run-next");
+    next.release(next_lock).unwrap();
+}
+
+#[test]
+fn a_dropped_connection_is_made_again() {
+    let db = "store_reconnect";
+    server().database(db);
+    let mut a = PostgresStore::open(
+        &server().url(db, "?application_name=reconnect"),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let lease = granted(a.claim(&key("k"), "run-a").unwrap());
+    assert_eq!(
+        server().psql(
+            db,
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE application_name = 'reconnect'"
+        ),
+        "1"
+    );
+    a.renew(&lease).unwrap();
+    a.complete(lease, true).unwrap();
+    assert_eq!(server().key_row(db, "k"), "succeeded|run-a");
+}
+
+#[test]
+fn a_table_made_beforehand_or_by_a_later_release_is_used_as_it_is() {
+    let db = "store_schema";
+    server().database(db);
+    // As a DBA would create it from the documented schema, plus a column a later release
+    // might add; the role then needs no right to create tables.
+    server().psql(
+        db,
+        "CREATE TABLE crontap_run_holds (
+            kind text NOT NULL, name text NOT NULL, job text NOT NULL, status text NOT NULL,
+            owner text NOT NULL, holder text NOT NULL DEFAULT '',
+            lease_until timestamptz NOT NULL, keep_until timestamptz NOT NULL,
+            claimed_at timestamptz NOT NULL DEFAULT now(),
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            added_later text NOT NULL DEFAULT 'x',
+            PRIMARY KEY (kind, name))",
+    );
+    let mut a = store(db);
+    let lease = granted(a.claim(&key("k"), "run-a").unwrap());
+    a.complete(lease, true).unwrap();
+    assert!(matches!(
+        a.claim(&key("k"), "run-b").unwrap(),
+        Claim::Done(_)
+    ));
+    // Expired records are deleted by a later completion; live ones stay.
+    server().psql(
+        db,
+        "UPDATE crontap_run_holds SET keep_until = now() - interval '1 second'",
+    );
+    let lease = granted(a.claim(&key("k3"), "run-c").unwrap());
+    a.complete(lease, true).unwrap();
+    assert_eq!(
+        server().psql(db, "SELECT string_agg(name, ',') FROM crontap_run_holds"),
+        "k3"
+    );
+    let holder = server().psql(db, "SELECT holder FROM crontap_run_holds");
+    assert!(
+        holder.ends_with(&format!(" pid {}", std::process::id())),
+        "{holder}"
+    );
+}

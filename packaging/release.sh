@@ -3,6 +3,9 @@
 #
 #   crontap-run-x86_64-unknown-linux-musl.tar.gz   binary, README, LICENSE, man pages, completions
 #   crontap-run_<version>_amd64.deb                the same, laid out for Debian
+#   crontap-run-full-x86_64-unknown-linux-musl.tar.gz
+#                                                  the same, its binary built with the
+#                                                  PostgreSQL and Redis state stores
 #   install.sh                                     the installer, for `curl … | sh`
 #   SHA256SUMS                                     checksums of the others, in sha256sum's format
 #
@@ -158,6 +161,23 @@ EOF
 chmod 0644 "$deb/DEBIAN/control" "$deb/DEBIAN/md5sums"
 # --root-owner-group: every file is root:root in the package, whoever builds it.
 SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz --build "$deb" "dist/${name}_${version}_amd64.deb" >/dev/null
+
+echo "== full flavour: the PostgreSQL and Redis state stores built in"
+# A target directory of its own, so the default binary above is not overwritten. The two
+# clients make it larger than the default build's 4 MiB bound; it is static all the same.
+cargo build --locked --release --target "$target" --features postgres,redis --target-dir target/full
+full_bin=target/full/$target/release/$name
+full_headers=$(readelf -l "$full_bin") || die "readelf cannot read $full_bin"
+if grep -q INTERP <<<"$full_headers"; then
+    die "$full_bin is not static (it has a program interpreter)"
+fi
+echo "$full_bin: $(stat -c %s "$full_bin") bytes, static"
+full_top=$name-full-$target
+full_tree=$stage/$full_top
+mkdir -p "$full_tree"
+cp -a "$tree/." "$full_tree/"
+install -m 0755 "$full_bin" "$full_tree/$name"
+reproducible_tar -C "$stage" -cf - "$full_top" | gzip -9n >"dist/$full_top.tar.gz"
 
 echo "== install.sh"
 # The one-line installer is downloaded from the release too (README: Install).

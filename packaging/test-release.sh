@@ -17,6 +17,8 @@ target=x86_64-unknown-linux-musl
 name=crontap-run
 top=$name-$target
 archive=$top.tar.gz
+full_top=$name-full-$target
+full_archive=$full_top.tar.gz
 max_size=4194304 # 4 MiB
 
 build=1
@@ -129,14 +131,14 @@ fi
 
 echo "== dist/"
 listing=$(cd dist && ls -A)
-expected_listing=$(printf '%s\n' "$archive" "$deb" install.sh SHA256SUMS | sort)
+expected_listing=$(printf '%s\n' "$archive" "$full_archive" "$deb" install.sh SHA256SUMS | sort)
 [ "$listing" = "$expected_listing" ] || fail "dist/ holds:"$'\n'"$listing"$'\n'"expected:"$'\n'"$expected_listing"
 sums_names=$(awk '{ print $2 }' dist/SHA256SUMS | sort)
-[ "$sums_names" = "$(printf '%s\n' "$archive" "$deb" install.sh | sort)" ] ||
+[ "$sums_names" = "$(printf '%s\n' "$archive" "$full_archive" "$deb" install.sh | sort)" ] ||
     fail "SHA256SUMS names:"$'\n'"$sums_names"
 (cd dist && sha256sum --check --strict --quiet SHA256SUMS) || fail "SHA256SUMS does not match dist/"
 cmp -s dist/install.sh install.sh || fail "dist/install.sh is not the repository's install.sh"
-ok "dist/ holds exactly $archive, $deb, install.sh and SHA256SUMS, which lists the others by bare name and matches them"
+ok "dist/ holds exactly $archive, $full_archive, $deb, install.sh and SHA256SUMS, which lists the others by bare name and matches them"
 
 echo "== $archive"
 tar_listing=$(tar -tzf "dist/$archive" | sort)
@@ -171,6 +173,26 @@ diff -r "$work/assets/completions" "$t/completions" || fail "the archive's compl
 head -c 200 "$t/man/$name.1" | grep -q '^\.TH' || fail "$name.1 is not a man page"
 grep -qF -- '\-\-ping\-timeout' "$t/man/$name.1" || fail "$name.1 does not document --ping-timeout"
 ok "man pages and completions are exactly what cargo xtask assets generates"
+
+echo "== $full_archive"
+full_listing=$(tar -tzf "dist/$full_archive" | sed "s|^$full_top/|$top/|" | sort)
+[ "$full_listing" = "$expected_tar" ] || fail "$full_archive holds:"$'\n'"$full_listing"
+mkdir "$work/full"
+tar -xzf "dist/$full_archive" -C "$work/full"
+full_bin=$work/full/$full_top/$name
+diff -r --exclude="$name" "$t" "$work/full/$full_top" || fail "$full_archive's documents differ from $archive's"
+if readelf -l "$full_bin" | grep -q INTERP; then fail "the full binary has a program interpreter: not static"; fi
+if readelf -d "$full_bin" | grep -q NEEDED; then fail "the full binary needs shared libraries"; fi
+[ "$("$full_bin" --version)" = "$name $version" ] || fail "the full binary does not report $version"
+# The default binary refuses a server URL for a run with state; the full one takes it (and
+# here, with nothing listening on port 1, finds the store unreachable: exit 125).
+for url in postgres://127.0.0.1:1/db redis://127.0.0.1:1/0; do
+    out=$("$bin" --state-url "$url" --no-overlap -- true 2>&1) && fail "the default binary took $url"
+    grep -q "crontap-run-full" <<<"$out" || fail "the default binary's refusal of $url: $out"
+    out=$("$full_bin" --state-url "$url" --no-overlap -- true 2>&1) && fail "nothing listens for $url"
+    grep -q "is unreachable or failing" <<<"$out" || fail "the full binary with $url: $out"
+done
+ok "$full_archive: the same documents, a static binary ($(stat -c %s "$full_bin") bytes) with PostgreSQL and Redis stores"
 
 echo "== $deb"
 info=$(dpkg-deb -I "dist/$deb")

@@ -3,9 +3,11 @@
 //!
 //! Without it, a killed crontap-run leaves its job running unsupervised while the kernel
 //! releases the lock, and the next run overlaps it. `PR_SET_PDEATHSIG` reaches only the
-//! job's first process, so the lifeline is a small process of its own instead: forked from
-//! crontap-run after the job starts, it waits on a pipe whose only writer is crontap-run.
-//! A byte on the pipe means the attempt ended normally: the lifeline exits and the job's
+//! job's first process, so the lifeline is a small process of its own instead. It is
+//! forked before the job, and waits on a pipe whose writers are crontap-run and, until it
+//! executes the command, the job's first process, which writes its own pid (the group's id)
+//! there first thing: so the lifeline knows the group before the job's program runs. Then
+//! a byte on the pipe means the attempt ended normally: the lifeline exits and the job's
 //! group, with anything it left in the background, is left alone. End-of-file without that
 //! byte means crontap-run died: the lifeline sends SIGKILL to the group, then exits.
 //!
@@ -25,32 +27,48 @@ pub struct Lifeline {
 }
 
 impl Lifeline {
-    /// Starts the lifeline for the job whose process group is `group`. `None` if it cannot
-    /// be started; the run goes on without it.
-    pub fn start(group: Pid) -> Option<Lifeline> {
-        match start(group) {
+    /// Starts a lifeline for the next job. `None` if it cannot be started; the run goes on
+    /// without it.
+    pub fn start() -> Option<Lifeline> {
+        match start() {
             Ok(lifeline) => Some(lifeline),
             Err(err) => {
-                tracing::warn!(%err, "cannot start the lifeline that stops the job if crontap-run is killed");
+                tracing::warn!(
+                    %err,
+                    "cannot start the lifeline that stops the job if crontap-run is killed"
+                );
                 None
             }
         }
     }
 
-    /// The attempt ended: the lifeline exits without touching the group.
+    /// What the job's first process calls between fork and exec: tells the lifeline its
+    /// process group. Async-signal-safe.
+    pub fn announcer(&self) -> impl Fn() + Send + Sync + 'static {
+        let fd = self.pipe.as_raw_fd();
+        move || {
+            let pid: i32 = nix::unistd::getpid().as_raw();
+            // SAFETY: write(2) of a 4-byte stack value; the descriptor is crontap-run's pipe,
+            // open in the child until exec closes it.
+            unsafe { libc::write(fd, pid.to_ne_bytes().as_ptr().cast(), 4) };
+        }
+    }
+
+    /// The attempt ended (or the job never started): the lifeline exits without touching
+    /// the group.
     pub fn release(mut self) {
         let _ = self.pipe.write_all(b"x");
     }
 }
 
-fn start(group: Pid) -> io::Result<Lifeline> {
+fn start() -> io::Result<Lifeline> {
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
     // SAFETY: the child only makes async-signal-safe calls (signal, close, read, killpg,
     // _exit) before it exits; it never returns into Rust code.
     match unsafe { fork() }? {
         ForkResult::Child => {
             drop(write);
-            watch(read, group)
+            watch(read)
         }
         ForkResult::Parent { .. } => Ok(Lifeline {
             pipe: std::fs::File::from(write),
@@ -58,8 +76,8 @@ fn start(group: Pid) -> io::Result<Lifeline> {
     }
 }
 
-/// The lifeline process: waits for the release byte or end-of-file.
-fn watch(read: OwnedFd, group: Pid) -> ! {
+/// The lifeline process: learns the group, then waits for the release byte or end-of-file.
+fn watch(read: OwnedFd) -> ! {
     // Only SIGKILL ends the lifeline: a Ctrl-C or a SIGTERM meant for crontap-run's process
     // group must not cut it while crontap-run still runs.
     for sig in [
@@ -75,20 +93,42 @@ fn watch(read: OwnedFd, group: Pid) -> ! {
         // SAFETY: installing SIG_IGN runs no code.
         let _ = unsafe { signal(sig, SigHandler::SigIgn) };
     }
+    let mut pid = [0u8; 4];
+    if !read_exact(&read, &mut pid) {
+        // Released, or crontap-run died, before the job started: nothing to stop.
+        exit()
+    }
+    let group = Pid::from_raw(i32::from_ne_bytes(pid));
     let mut byte = [0u8; 1];
-    let ended = loop {
-        // SAFETY: read(2) into a stack buffer of the length given.
-        let n = unsafe { libc::read(read.as_raw_fd(), byte.as_mut_ptr().cast(), 1) };
-        match n {
-            1 => break false,
-            0 => break true,
-            _ if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => continue,
-            _ => break true,
-        }
-    };
-    if ended {
+    if !read_exact(&read, &mut byte) && group.as_raw() > 1 {
         let _ = killpg(group, Signal::SIGKILL);
     }
+    exit()
+}
+
+/// Fills `buf` from the pipe; false at end-of-file (or an error) first.
+fn read_exact(fd: &OwnedFd, buf: &mut [u8]) -> bool {
+    let mut filled = 0;
+    while filled < buf.len() {
+        // SAFETY: read(2) into the unfilled rest of `buf`.
+        let n = unsafe {
+            libc::read(
+                fd.as_raw_fd(),
+                buf[filled..].as_mut_ptr().cast(),
+                buf.len() - filled,
+            )
+        };
+        match n {
+            1.. => filled += n as usize,
+            0 => return false,
+            _ if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn exit() -> ! {
     // SAFETY: _exit ends the process without running Rust or libc exit handlers.
     unsafe { libc::_exit(0) }
 }

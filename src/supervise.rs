@@ -141,9 +141,15 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         command.env_remove(name);
     }
     command.envs(spec.env_set.iter().map(|(k, v)| (k, v)));
+    let lifeline = spec.guarded.then(Lifeline::start).flatten();
+    let announce = lifeline.as_ref().map(Lifeline::announcer);
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
     unsafe {
         command.pre_exec(move || {
+            // First, so the lifeline knows the group before anything can fail.
+            if let Some(announce) = &announce {
+                announce();
+            }
             if claim_terminal {
                 Terminal::claim_in_child();
             }
@@ -160,12 +166,14 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         Ok(child) => Pid::from_raw(child.id() as i32),
         Err(err) => {
             tracing::debug!(error = %err, "command could not be started");
+            if let Some(lifeline) = lifeline {
+                lifeline.release();
+            }
             let outcome = Outcome::from_spawn_error(spec.program, &err);
             return Ok(copies.finish(outcome, started, Instant::now(), None));
         }
     };
     tracing::debug!(pid = child.as_raw(), "command started");
-    let lifeline = spec.guarded.then(|| Lifeline::start(child)).flatten();
     if let (Some(t), true) = (terminal, claim_terminal) {
         t.give_to(child);
     }

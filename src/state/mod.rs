@@ -303,11 +303,22 @@ impl Keeper {
         let leases = leases.to_vec();
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
+            // Whether the last renewal of each lease failed: a failure is logged when it
+            // starts and a recovery when it ends, not on every tick in between.
+            let mut failing = vec![false; leases.len()];
             while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
                 let mut store = store.lock().unwrap_or_else(|p| p.into_inner());
-                for lease in &leases {
-                    if let Err(err) = store.renew(lease) {
-                        tracing::error!("cannot renew the hold on the state store: {err:#}");
+                for (lease, failing) in leases.iter().zip(&mut failing) {
+                    match store.renew(lease) {
+                        Err(err) if !*failing => {
+                            *failing = true;
+                            tracing::error!("cannot renew the hold on the state store: {err:#}");
+                        }
+                        Ok(()) if *failing => {
+                            *failing = false;
+                            tracing::warn!("the hold on the state store is renewed again");
+                        }
+                        _ => {}
                     }
                 }
             }

@@ -91,6 +91,7 @@ fn run(config: Config) -> Result<ExitCode> {
         &last.finished,
         last.attempt_of(&config),
         url,
+        &config.secrets,
         config.msg_max,
     );
     let pinged = report.deliver(url, ping_policy(&config, last.stop), config.dry_run);
@@ -119,7 +120,7 @@ fn admit(record: &Record<'_>, config: &Config, url: Option<&HeartbeatUrl>) -> Re
             Ok(None)
         }
         Err(err) => {
-            let report = Report::not_run(&err, url, config.msg_max);
+            let report = Report::not_run(&err, url, &config.secrets, config.msg_max);
             report.deliver(url, config.ping, config.dry_run);
             Err(err)
         }

@@ -54,6 +54,9 @@ pub struct Config {
     pub state: Option<state::Plan>,
     pub msg_max: usize,
     pub dry_run: bool,
+    /// Credentials crontap-run holds besides the heartbeat URL (the state store URL's user
+    /// and password), scrubbed from anything sent like the URL's own parts.
+    pub secrets: Vec<String>,
 }
 
 /// What `crontap-run history` prints.
@@ -116,6 +119,11 @@ impl Config {
             state: state.filter(|_| !args.dry_run),
             msg_max: usize::from(args.msg_max),
             dry_run: args.dry_run,
+            secrets: args
+                .state_url
+                .as_deref()
+                .map(url_secrets)
+                .unwrap_or_default(),
         })
     }
 }
@@ -230,6 +238,25 @@ fn state_location(
         },
         Some(StateUrl::Remote(remote)) => Ok((dir, Some(remote))),
     }
+}
+
+/// The parts of a state URL that must never be sent: the whole URL, its user and its
+/// password, as written and percent-decoded. It holds no credentials in its path (a
+/// password with an unencoded '/' spills there, so the path after an '@' counts too).
+fn url_secrets(url: &str) -> Vec<String> {
+    let mut raw = vec![url.to_owned()];
+    if let Some((_, rest)) = url.split_once("://")
+        && let Some((userinfo, _)) = rest.rsplit_once('@')
+    {
+        raw.push(userinfo.to_owned());
+        raw.extend(userinfo.split(':').map(str::to_owned));
+    }
+    raw.iter()
+        .flat_map(|s| {
+            let decoded = percent_encoding::percent_decode_str(s).decode_utf8_lossy();
+            [s.clone(), decoded.into_owned()]
+        })
+        .collect()
 }
 
 fn non_empty_dir(dir: PathBuf) -> Result<PathBuf> {

@@ -23,6 +23,7 @@ impl Report {
         finished: &Finished,
         attempt: Option<(u32, u32)>,
         url: Option<&HeartbeatUrl>,
+        secrets: &[String],
         msg_max: usize,
     ) -> Report {
         if finished.outcome.is_success() {
@@ -36,14 +37,19 @@ impl Report {
             head,
             &finished.stdout_tail,
             &finished.stderr_tail,
-            &scrubber(url),
+            &scrubber(url, secrets),
             msg_max,
         ))
     }
 
     /// The report of a run that did not start because of crontap-run's own error.
-    pub fn not_run(err: &anyhow::Error, url: Option<&HeartbeatUrl>, msg_max: usize) -> Report {
-        let text = scrubber(url).scrub(&format!("not run: {err:#}"));
+    pub fn not_run(
+        err: &anyhow::Error,
+        url: Option<&HeartbeatUrl>,
+        secrets: &[String],
+        msg_max: usize,
+    ) -> Report {
+        let text = scrubber(url, secrets).scrub(&format!("not run: {err:#}"));
         Report::Failure(summary::truncate(&sanitize::one_line(&text), msg_max))
     }
 
@@ -114,10 +120,10 @@ impl Report {
     }
 }
 
-/// Scrubs the URL's own parts and the values of secret-looking variables.
-fn scrubber(url: Option<&HeartbeatUrl>) -> Scrubber {
-    Scrubber::new(
-        url.map(HeartbeatUrl::secrets).unwrap_or_default(),
-        std::env::vars_os(),
-    )
+/// Scrubs the heartbeat URL's own parts, the other `secrets` crontap-run knows (the state
+/// store's credentials) and the values of secret-looking variables.
+fn scrubber(url: Option<&HeartbeatUrl>, secrets: &[String]) -> Scrubber {
+    let mut exact = url.map(HeartbeatUrl::secrets).unwrap_or_default();
+    exact.extend_from_slice(secrets);
+    Scrubber::new(exact, std::env::vars_os())
 }

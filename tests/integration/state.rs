@@ -901,3 +901,34 @@ fn the_state_url_is_not_passed_to_the_job() {
     assert_eq!(history.code, 0, "{}", history.stderr);
     assert_eq!(history.stdout.lines().count(), 1, "{}", history.stdout);
 }
+
+#[test]
+fn the_state_store_password_is_never_sent() {
+    // The job prints the state store's password: the summary must not carry it, nor the
+    // user name, whatever the URL looks like.
+    let receiver = Receiver::start();
+    for (url, password) in [
+        (
+            "postgres://crontap-app:Sekret-PW-91@db.example/jobs",
+            "Sekret-PW-91",
+        ),
+        ("redis://:Sekret%2FPW-92@cache.example/0", "Sekret/PW-92"),
+        (
+            "postgres://crontap-app:4242/Sekret-PW-93@db.example/jobs",
+            "4242/Sekret-PW-93",
+        ),
+    ] {
+        let out = Crontap::with_url(&receiver.url())
+            .env("CRONTAP_STATE_URL", url)
+            .sh(&format!(
+                "echo 'login as crontap-app failed, tried password {password}' >&2; exit 1"
+            ));
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        let sent = receiver.received().pop().unwrap().msg().unwrap();
+        assert!(sent.contains("[REDACTED]"), "{sent}");
+        assert!(!sent.contains(password), "{url}: {sent}");
+        if url.contains("crontap-app:") {
+            assert!(!sent.contains("crontap-app"), "{url}: {sent}");
+        }
+    }
+}

@@ -1074,3 +1074,40 @@ fn claims_race_cleanly_under_repeatable_read() {
     assert_eq!(line_count(&count), 1, "{results:#?}");
     assert!(server.key_row(db, "rr-1").starts_with("succeeded|"));
 }
+
+#[test]
+fn several_comma_separated_hosts_are_tried_in_turn() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let db = "several_hosts";
+    server().database(db);
+    let marker = dir.path().join("ran");
+    let dead = free_port(); // nothing listens there any more
+    // libpq's form: the first host is down, the second answers.
+    let url = format!(
+        "postgres://crontap:{PASSWORD}@127.0.0.1:{dead},127.0.0.1:{}/{db}?connect_timeout=2",
+        server().port
+    );
+    let out = run(host(&receiver, &dir.path().join("a"), &url)
+        .args(["--idempotency-key", "several-1", "--", "touch"])
+        .arg(&marker));
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert!(marker.exists());
+    assert!(server().key_row(db, "several-1").starts_with("succeeded|"));
+
+    // None answers: the message names them all, and nothing else of the URL.
+    std::fs::remove_file(&marker).unwrap();
+    let receiver = Receiver::start();
+    let other = free_port();
+    let url = format!("postgres://crontap:{PASSWORD}@127.0.0.1:{dead},127.0.0.1:{other}/{db}");
+    let out = run(host(&receiver, &dir.path().join("b"), &url)
+        .args(["--no-overlap", "--", "touch"])
+        .arg(&marker));
+    assert_refused(
+        &out,
+        &receiver,
+        &marker,
+        &format!("postgres://127.0.0.1:{dead},127.0.0.1:{other}/{db}"),
+        "error connecting to server: Connection refused",
+    );
+}

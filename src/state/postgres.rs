@@ -36,7 +36,8 @@
 //! once), not before every run: a role allowed to use the table but not to create one in
 //! its schema works too. Locks are deleted when released; a key's row stays, as succeeded
 //! or failed, until `keep_until` (7 days after its period ends), and expired rows are
-//! deleted by later runs. Migration-safe: every statement names its columns, so a later
+//! deleted by later runs (a running row only a day after its lease ended: a holder that
+//! missed renewals renews it, or puts it back, when it can again). Migration-safe: every statement names its columns, so a later
 //! release may only add columns (with defaults), never rename or drop one, and older
 //! releases keep working.
 //!
@@ -47,7 +48,8 @@
 //!
 //! The URL is libpq's (`postgres://user:password@host:port/dbname?param=value`), parsed by
 //! `tokio-postgres`. `connect_timeout` defaults to 5 s and bounds the whole connection
-//! (TCP, TLS, authentication); every statement must answer within 10 s. TLS is rustls with
+//! (name lookup, TCP, TLS, authentication); every statement must answer within 10 s, or a
+//! third of the lease when that is shorter. Every session is made READ COMMITTED. TLS is rustls with
 //! the ring provider; `sslmode` is `disable`, `allow` or `prefer` (the default: TLS when the
 //! server offers it), `require`, `verify-ca` or `verify-full`, as libpq has them, and
 //! `sslrootcert` names a PEM file of trusted roots (or `system`). `prefer` and `require`
@@ -56,7 +58,9 @@
 //! the system's roots (`SSL_CERT_FILE`, `SSL_CERT_DIR`, else the bundled Mozilla set).
 //! Client certificates are not supported.
 //!
-//! Nothing here puts the URL, the password or the server's DETAIL text in an error.
+//! Nothing here puts the URL, the password or the server's DETAIL text in an error; the
+//! user and database names are replaced by `[REDACTED]` in server messages when they are
+//! at least 6 characters long.
 
 use std::error::Error as StdError;
 use std::path::PathBuf;

@@ -61,9 +61,27 @@ pub fn parse(url: &str) -> Result<StateUrl> {
             "{OPTION} must be a file://, postgres://, postgresql://, redis:// or rediss:// URL"
         ),
     };
-    let parsed = reqwest::Url::parse(url).ok();
-    if parsed.as_ref().and_then(|u| u.host_str()).is_none() {
-        bail!("{OPTION} must name the server's host");
+    let named = match engine {
+        // libpq's form, which a URL parser refuses: `h1:5432,h2:5433`.
+        Engine::Postgres => postgres_parts(url).is_some_and(|(_, hosts, _)| {
+            hosts.split(',').any(|chunk| {
+                let host = match chunk.strip_prefix('[') {
+                    Some(v6) => v6.split(']').next().unwrap_or(""),
+                    None => chunk.split(':').next().unwrap_or(""),
+                };
+                !host.is_empty()
+            })
+        }),
+        Engine::Redis => reqwest::Url::parse(url)
+            .ok()
+            .is_some_and(|u| u.host_str().is_some()),
+    };
+    match (named, engine) {
+        (true, _) => {}
+        (false, Engine::Postgres) => bail!(
+            "{OPTION} must name the server's host (percent-encode an '@' in the password as %40)"
+        ),
+        (false, Engine::Redis) => bail!("{OPTION} must name the server's host"),
     }
     Ok(StateUrl::Remote(Remote {
         engine,
@@ -79,10 +97,31 @@ fn file_dir(url: &str) -> Result<PathBuf> {
         .with_context(|| format!("{OPTION} must be file:///absolute/path"))
 }
 
+/// A PostgreSQL URL's scheme, hosts (`h1:5432,h2`) and path (`/jobs`), split as
+/// tokio-postgres splits them: the credentials end at the first '@', the hosts at the next
+/// '/' or '?'. `None` when what would be shown still holds an '@' (a password with an
+/// unencoded '@' would show its end there) or has no "://".
+fn postgres_parts(url: &str) -> Option<(&str, &str, &str)> {
+    let (scheme, rest) = url.split_once("://")?;
+    let rest = rest.split_once('@').map_or(rest, |(_, after)| after);
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (hosts, path) = rest.find('/').map_or((rest, ""), |at| rest.split_at(at));
+    if rest.contains('@') || rest.chars().any(char::is_whitespace) {
+        return None;
+    }
+    Some((scheme, hosts, path))
+}
+
 impl Remote {
-    /// `postgres://db.example:5432/jobs`: scheme, host, port and path only; no user,
-    /// password or query.
+    /// `postgres://db.example:5432/jobs`: scheme, host(s), port(s) and path only; no user,
+    /// password or query (so not the hosts a `host=` parameter adds).
     pub fn redacted(&self) -> String {
+        if self.engine == Engine::Postgres {
+            return match postgres_parts(&self.url) {
+                Some((scheme, hosts, path)) => format!("{scheme}://{hosts}{path}"),
+                None => "postgres://<redacted>".to_owned(),
+            };
+        }
         let Ok(url) = reqwest::Url::parse(&self.url) else {
             return "<state URL>".to_owned();
         };
@@ -136,12 +175,34 @@ mod tests {
         else {
             panic!("a server")
         };
-        assert_eq!(slash.redacted(), "postgres://<redacted>");
+        // As tokio-postgres reads it: user app, password 4242/s3cr3t.
+        assert_eq!(slash.redacted(), "postgres://db.example/jobs");
+        // libpq's several hosts, IPv6 among them; the query is never shown.
+        let StateUrl::Remote(several) =
+            parse("postgres://u:pw-77x@h1:5432,[::1]:5433,h3/jobs?host=h4&sslmode=require")
+                .unwrap()
+        else {
+            panic!("a server")
+        };
+        assert_eq!(several.redacted(), "postgres://h1:5432,[::1]:5433,h3/jobs");
+        // An unencoded '@' in a password: the end of it would be shown as a host, so the URL
+        // is refused (and, were it not, shown as postgres://<redacted>).
+        let err = parse("postgres://u:pw@77x@db/jobs")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("%40") && !err.contains("77x"), "{err}");
+        let at = Remote {
+            engine: Engine::Postgres,
+            url: "postgres://u:pw@77x@db/jobs".into(),
+        };
+        assert_eq!(at.redacted(), "postgres://<redacted>");
         for bad in [
             "mysql://u:pw-77x@db/x",
             "file://relative",
             "file:///",
             "postgres:///x",
+            "postgres://u:pw-77x@/x",
+            "postgres://u:pw-77x@:5432,/x",
             "db",
         ] {
             let err = parse(bad).unwrap_err().to_string();

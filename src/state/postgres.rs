@@ -36,7 +36,8 @@
 //! once), not before every run: a role allowed to use the table but not to create one in
 //! its schema works too. Locks are deleted when released; a key's row stays, as succeeded
 //! or failed, until `keep_until` (7 days after its period ends), and expired rows are
-//! deleted by later runs. Migration-safe: every statement names its columns, so a later
+//! deleted by later runs (a running row only a day after its lease ended: a holder that
+//! missed renewals renews it, or puts it back, when it can again). Migration-safe: every statement names its columns, so a later
 //! release may only add columns (with defaults), never rename or drop one, and older
 //! releases keep working.
 //!
@@ -47,7 +48,8 @@
 //!
 //! The URL is libpq's (`postgres://user:password@host:port/dbname?param=value`), parsed by
 //! `tokio-postgres`. `connect_timeout` defaults to 5 s and bounds the whole connection
-//! (TCP, TLS, authentication); every statement must answer within 10 s. TLS is rustls with
+//! (name lookup, TCP, TLS, authentication); every statement must answer within 10 s, or a
+//! third of the lease when that is shorter. Every session is made READ COMMITTED. TLS is rustls with
 //! the ring provider; `sslmode` is `disable`, `allow` or `prefer` (the default: TLS when the
 //! server offers it), `require`, `verify-ca` or `verify-full`, as libpq has them, and
 //! `sslrootcert` names a PEM file of trusted roots (or `system`). `prefer` and `require`
@@ -56,7 +58,9 @@
 //! the system's roots (`SSL_CERT_FILE`, `SSL_CERT_DIR`, else the bundled Mozilla set).
 //! Client certificates are not supported.
 //!
-//! Nothing here puts the URL, the password or the server's DETAIL text in an error.
+//! Nothing here puts the URL, the password or the server's DETAIL text in an error; the
+//! user and database names are replaced by `[REDACTED]` in server messages when they are
+//! at least 6 characters long.
 
 use std::error::Error as StdError;
 use std::path::PathBuf;
@@ -86,8 +90,18 @@ pub const TABLE: &str = "crontap_run_holds";
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long one statement may take, round trip included: a stuck server or network never
-/// hangs crontap-run.
+/// hangs crontap-run. A third of the lease when that is shorter (see [`statement_timeout`]),
+/// so a renewal that gets no answer gives up while the lease still lasts.
 const STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Claims that fail on a serialization failure or a deadlock (SQLSTATE 40001, 40P01) are
+/// tried again this many times in all. The session is made READ COMMITTED, where a claim
+/// gets neither; a server or pooler that ignores that still works.
+const SERIALIZATION_TRIES: usize = 5;
+
+/// Server messages name the URL's user and database; those that are at least this long
+/// are replaced by `[REDACTED]` (shorter ones would garble the message's other words).
+const REDACT_MIN: usize = 6;
 
 /// Claims that find the row let go of between the claim and the look that follows it are
 /// tried again this many times in all.
@@ -139,9 +153,18 @@ const LOOK: &str = "SELECT status, updated_at,
     END AS free
 FROM crontap_run_holds WHERE kind = $1 AND name = $2";
 
-const RENEW: &str = "UPDATE crontap_run_holds
-SET lease_until = now() + make_interval(secs => $4), updated_at = now()
-WHERE kind = $1 AND name = $2 AND owner = $3 AND status = 'running'
+/// Extends a hold's lease; puts the row back if it is missing (deleted while its lease had
+/// lapsed), so a holder that missed renewals still holds its lock. A row held by another
+/// owner, or already completed, is left alone and nothing is returned.
+const RENEW: &str = "INSERT INTO crontap_run_holds AS h
+    (kind, name, job, status, owner, holder, lease_until, keep_until, claimed_at, updated_at)
+VALUES ($1, $2, $3, 'running', $4, $5, now() + make_interval(secs => $6),
+    coalesce($7, now() + make_interval(secs => $6)), now(), now())
+ON CONFLICT (kind, name) DO UPDATE SET
+    lease_until = excluded.lease_until,
+    keep_until = greatest(h.keep_until, excluded.keep_until),
+    updated_at = excluded.updated_at
+WHERE h.owner = excluded.owner AND h.status = 'running'
 RETURNING 1";
 
 /// Records a key's result; repeating it after a lost answer finds the row already so.
@@ -155,18 +178,31 @@ const RELEASE: &str = "DELETE FROM crontap_run_holds
 WHERE kind = $1 AND name = $2 AND owner = $3 AND status = 'running'
 RETURNING 1";
 
-/// Deletes rows past their retention whose holder, if any, is gone. The condition is on the
-/// outer statement too, so a row claimed while this runs is re-checked and kept.
+/// Deletes rows past their retention whose holder, if any, is long gone: a running row only
+/// when its lease ended a day ago, so a holder that missed a renewal (stopped, or cut off
+/// for a moment) finds its row still there and renews it, while a claim may still take a
+/// lapsed lease over. The condition is on the outer statement too, so a row claimed or
+/// renewed while this runs is re-checked and kept.
 const PRUNE: &str = "DELETE FROM crontap_run_holds
-WHERE keep_until < now() AND (status <> 'running' OR lease_until < now())
+WHERE keep_until < now()
+    AND (status <> 'running' OR lease_until < now() - interval '1 day')
     AND (kind, name) IN (
         SELECT kind, name FROM crontap_run_holds
-        WHERE keep_until < now() AND (status <> 'running' OR lease_until < now())
+        WHERE keep_until < now()
+            AND (status <> 'running' OR lease_until < now() - interval '1 day')
         LIMIT $1)";
+
+/// Run after every connection: a claim under REPEATABLE READ or SERIALIZABLE (a database's
+/// or role's `default_transaction_isolation`) fails with a serialization error when it
+/// races another, where READ COMMITTED re-checks the row and answers.
+const SESSION: &str = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
 
 /// A connection to the server, and what it takes to connect again.
 pub struct PostgresStore {
-    runtime: Runtime,
+    /// Always `Some` until dropped; dropped with `shutdown_background`, so a name lookup
+    /// still running on a blocking thread (a resolver that does not answer) cannot hold
+    /// crontap-run past its timeouts.
+    runtime: Option<Runtime>,
     config: Config,
     tls: MakeRustlsConnect,
     /// The whole connection, all hosts tried, must be made within this.
@@ -176,6 +212,10 @@ pub struct PostgresStore {
     /// The task that drives the connection; it ends when the client is dropped.
     connection: Option<tokio::task::JoinHandle<()>>,
     lease: Duration,
+    /// How long one statement may take.
+    statement_timeout: Duration,
+    /// The user and database names to take out of server messages, longest first.
+    redact: Arc<Vec<String>>,
     /// `<hostname> pid <pid>`, written to the rows this run claims.
     holder: String,
     next_id: u64,
@@ -225,6 +265,14 @@ impl PgError {
         }
     }
 
+    /// The error with every string in `redact` replaced by `[REDACTED]`.
+    fn redacted(mut self, redact: &[String]) -> PgError {
+        for secret in redact {
+            self.text = self.text.replace(secret.as_str(), "[REDACTED]");
+        }
+        self
+    }
+
     /// The SQLSTATE of an error from [`PostgresStore`], if the server sent one.
     pub fn code_of(err: &anyhow::Error) -> Option<&SqlState> {
         err.downcast_ref::<PgError>()?.code.as_ref()
@@ -235,9 +283,37 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// How long one statement may take with leases of `lease`: 10 s, or a third of the lease
+/// when that is shorter.
+fn statement_timeout(lease: Duration) -> Duration {
+    STATEMENT_TIMEOUT.min(lease / 3)
+}
+
+/// The names in `config` that server messages may quote and that are long enough to take
+/// out of them without garbling the rest: the user and the database, longest first.
+fn names_to_redact(config: &Config) -> Vec<String> {
+    let mut names: Vec<String> = [config.get_user(), config.get_dbname()]
+        .into_iter()
+        .flatten()
+        .filter(|name| name.chars().count() >= REDACT_MIN)
+        .map(str::to_owned)
+        .collect();
+    names.sort_by_key(|name| std::cmp::Reverse(name.len()));
+    names.dedup();
+    names
+}
+
 impl PostgresStore {
     /// Connects to the server named by `url`, for leases that last `lease`.
     pub fn open(url: &str, lease: Duration) -> Result<PostgresStore> {
+        // A failed connection drops the store, and with it the runtime, without waiting.
+        let mut store = PostgresStore::unconnected(url, lease)?;
+        store.connect()?;
+        Ok(store)
+    }
+
+    /// The store for `url`, not connected yet.
+    fn unconnected(url: &str, lease: Duration) -> Result<PostgresStore> {
         let (mut config, tls) = settings(url)?;
         let connect_timeout = *config.get_connect_timeout().unwrap_or(&CONNECT_TIMEOUT);
         config.connect_timeout(connect_timeout);
@@ -247,26 +323,38 @@ impl PostgresStore {
             .build()
             .context("cannot start the PostgreSQL client")?;
         let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-        let mut store = PostgresStore {
-            runtime,
+        let redact = Arc::new(names_to_redact(&config));
+        Ok(PostgresStore {
+            runtime: Some(runtime),
             config,
             tls: MakeRustlsConnect::new(tls),
             connect_within: connect_timeout * hosts,
             client: None,
             connection: None,
             lease,
+            statement_timeout: statement_timeout(lease),
+            redact,
             holder: format!("{} pid {}", hostname.trim(), std::process::id()),
             next_id: 0,
-        };
-        store.connect()?;
-        Ok(store)
+        })
+    }
+
+    fn runtime(&self) -> &Runtime {
+        self.runtime
+            .as_ref()
+            .expect("the runtime lasts as long as the store")
+    }
+
+    /// A client or server error, in one line, without the user and database names.
+    fn error(&self, err: &tokio_postgres::Error) -> PgError {
+        PgError::new(err).redacted(&self.redact)
     }
 
     fn connect(&mut self) -> Result<()> {
         let within = self.connect_within;
         let connecting = self.config.connect(self.tls.clone());
         let (client, connection) = self
-            .runtime
+            .runtime()
             .block_on(async { tokio::time::timeout(within, connecting).await })
             .map_err(|_| {
                 anyhow!(
@@ -274,16 +362,30 @@ impl PostgresStore {
                     within.as_secs()
                 )
             })?
-            .map_err(|err| PgError::new(&err))?;
+            .map_err(|err| self.error(&err))?;
         // Runs whenever a statement is waited for (a current-thread runtime), which is all a
         // connection that only answers our statements needs.
-        let task = self.runtime.spawn(async move {
+        let redact = Arc::clone(&self.redact);
+        let task = self.runtime().spawn(async move {
             if let Err(err) = connection.await {
-                tracing::debug!("the state store's connection ended: {}", PgError::new(&err));
+                let err = PgError::new(&err).redacted(&redact);
+                tracing::debug!("the state store's connection ended: {err}");
             }
         });
-        self.client = Some(client);
         self.connection = Some(task);
+        let timeout = self.statement_timeout;
+        let set = self
+            .runtime()
+            .block_on(async { tokio::time::timeout(timeout, client.batch_execute(SESSION)).await });
+        match set {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => return Err(self.error(&err).into()),
+            Err(_) => bail!(
+                "the server did not answer within {}s",
+                timeout.as_secs_f64()
+            ),
+        }
+        self.client = Some(client);
         Ok(())
     }
 
@@ -299,22 +401,23 @@ impl PostgresStore {
                 fresh = true;
             }
             let client = self.client.as_ref().expect("connected just now");
-            let answer = self.runtime.block_on(async {
-                tokio::time::timeout(STATEMENT_TIMEOUT, client.query_typed(sql, params)).await
+            let timeout = self.statement_timeout;
+            let answer = self.runtime().block_on(async {
+                tokio::time::timeout(timeout, client.query_typed(sql, params)).await
             });
             match answer {
                 Ok(Ok(rows)) => return Ok(rows),
                 Ok(Err(err)) if !broken(&err) && !client.is_closed() => {
-                    return Err(PgError::new(&err).into());
+                    return Err(self.error(&err).into());
                 }
                 Ok(Err(err)) => {
                     self.client = None;
                     if fresh {
-                        return Err(PgError::new(&err).into());
+                        return Err(self.error(&err).into());
                     }
                     tracing::debug!(
                         "the state store's connection failed ({}); connecting again",
-                        PgError::new(&err)
+                        self.error(&err)
                     );
                 }
                 Err(_) => {
@@ -322,7 +425,7 @@ impl PostgresStore {
                     self.client = None;
                     bail!(
                         "the server did not answer within {}s",
-                        STATEMENT_TIMEOUT.as_secs()
+                        timeout.as_secs_f64()
                     );
                 }
             }
@@ -415,7 +518,10 @@ impl Store for PostgresStore {
         };
         let holder = self.holder.clone();
         let lease = self.lease.as_secs_f64();
-        for _ in 0..CLAIM_TRIES {
+        let mut conflicts = 0;
+        let mut tries = 0;
+        while tries < CLAIM_TRIES {
+            tries += 1;
             let granted = self.query_table(
                 CLAIM,
                 &[
@@ -427,7 +533,18 @@ impl Store for PostgresStore {
                     (&lease, Type::FLOAT8),
                     (&keep_until, Type::TIMESTAMPTZ),
                 ],
-            )?;
+            );
+            let granted = match granted {
+                Err(err) if retryable(&err) && conflicts + 1 < SERIALIZATION_TRIES => {
+                    // Another claim changed the row first: look again.
+                    conflicts += 1;
+                    tries -= 1;
+                    tracing::debug!("a claim conflicted with another ({err:#}); claiming again");
+                    std::thread::sleep(Duration::from_millis(20 * conflicts as u64));
+                    continue;
+                }
+                answer => answer?,
+            };
             if !granted.is_empty() {
                 self.next_id += 1;
                 return Ok(Claim::Granted(Lease {
@@ -453,14 +570,24 @@ impl Store for PostgresStore {
 
     fn renew(&mut self, lease: &Lease) -> Result<()> {
         let (kind, name) = row_of(&lease.target);
+        let (job, keep_until) = match &lease.target {
+            Target::Lock { job } => (job, None),
+            Target::Key {
+                job, keep_until, ..
+            } => (job, Some(*keep_until)),
+        };
         let secs = self.lease.as_secs_f64();
+        let holder = self.holder.clone();
         let renewed = self.query(
             RENEW,
             &[
                 (&kind, Type::TEXT),
                 (&name, Type::TEXT),
+                (job, Type::TEXT),
                 (&lease.owner, Type::TEXT),
+                (&holder, Type::TEXT),
                 (&secs, Type::FLOAT8),
+                (&keep_until, Type::TIMESTAMPTZ),
             ],
         )?;
         if renewed.is_empty() {
@@ -520,17 +647,30 @@ impl Store for PostgresStore {
     }
 }
 
-/// Closes the connection politely, so the server logs no broken connection.
+/// Closes the connection politely, so the server logs no broken connection, and then the
+/// runtime without waiting for its blocking threads: a name lookup that the resolver never
+/// answers runs on one, and would otherwise hold crontap-run well past `connect_timeout`.
 impl Drop for PostgresStore {
     fn drop(&mut self) {
         drop(self.client.take());
         if let Some(task) = self.connection.take() {
             // Without its client the connection says goodbye to the server and ends.
             let _ = self
-                .runtime
+                .runtime()
                 .block_on(async { tokio::time::timeout(Duration::from_secs(1), task).await });
         }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
+}
+
+/// Whether a claim that failed so may simply be tried again: a serialization failure or a
+/// deadlock, which roll back the statement and nothing else.
+fn retryable(err: &anyhow::Error) -> bool {
+    PgError::code_of(err).is_some_and(|code| {
+        *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::T_R_DEADLOCK_DETECTED
+    })
 }
 
 /// What `sslmode` asks of the server's certificate.
@@ -820,6 +960,88 @@ mod tests {
             assert!(!err.contains(PW), "{url}: {err}");
             assert!(!err.contains('\n'), "{url}: {err}");
         }
+    }
+
+    #[test]
+    fn statements_end_within_a_third_of_a_short_lease() {
+        assert_eq!(
+            statement_timeout(Duration::from_secs(60)),
+            STATEMENT_TIMEOUT
+        );
+        assert_eq!(
+            statement_timeout(Duration::from_secs(30)),
+            STATEMENT_TIMEOUT
+        );
+        assert_eq!(
+            statement_timeout(Duration::from_secs(3)),
+            Duration::from_secs(1)
+        );
+        let store =
+            PostgresStore::unconnected("postgres://u@db/x", Duration::from_secs(6)).unwrap();
+        assert_eq!(store.statement_timeout, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn user_and_database_names_are_taken_out_of_server_messages() {
+        let redact = |url: &str, text: &str| {
+            let (config, _) = settings(url).unwrap();
+            let err = PgError {
+                code: None,
+                text: text.to_owned(),
+            };
+            err.redacted(&names_to_redact(&config)).text
+        };
+        assert_eq!(
+            redact(
+                "postgres://secretuser:pw@db/payroll",
+                "FATAL: password authentication failed for user \"secretuser\""
+            ),
+            "FATAL: password authentication failed for user \"[REDACTED]\""
+        );
+        assert_eq!(
+            redact(
+                "postgres://secretuser:pw@db/payroll",
+                "FATAL: database \"payroll\" does not exist"
+            ),
+            "FATAL: database \"[REDACTED]\" does not exist"
+        );
+        // Without a database the server takes the user's name: taken out as well.
+        assert_eq!(
+            redact(
+                "postgres://secretuser@db",
+                "FATAL: database \"secretuser\" does not exist"
+            ),
+            "FATAL: database \"[REDACTED]\" does not exist"
+        );
+        // Short names are left: "for user" would lose its words.
+        assert_eq!(
+            redact(
+                "postgres://u:pw@db/jobs",
+                "FATAL: role \"u\" does not exist for user jobs"
+            ),
+            "FATAL: role \"u\" does not exist for user jobs"
+        );
+    }
+
+    /// A name lookup that never ends runs on one of the runtime's blocking threads;
+    /// dropping the store must not wait for it (tokio's `Runtime::drop` would).
+    #[test]
+    fn dropping_the_store_does_not_wait_for_a_stuck_name_lookup() {
+        let store =
+            PostgresStore::unconnected("postgres://u@db/x", Duration::from_secs(60)).unwrap();
+        let (started, running) = std::sync::mpsc::channel();
+        let _stuck = store.runtime().spawn_blocking(move || {
+            started.send(()).unwrap();
+            std::thread::sleep(Duration::from_secs(5));
+        });
+        running.recv().unwrap();
+        let dropping = std::time::Instant::now();
+        drop(store);
+        assert!(
+            dropping.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            dropping.elapsed()
+        );
     }
 
     #[test]

@@ -377,12 +377,17 @@ fn secrets_of(url: &str) -> Vec<String> {
     secrets
 }
 
+/// Secrets shorter than this are not looked for in errors (as in [`crate::scrub`]): a
+/// password `a` or a user `ops` would be replaced inside ordinary words, garbling the
+/// message, and the places of the replacements would show the secret anyway.
+const MIN_SECRET_LEN: usize = 6;
+
 /// The client's error as one line, with anything from the URL taken out. The client does
 /// not put the URL or password in its errors, but an error is the one place a password
 /// could travel to the log and the heartbeat message, so this makes sure.
 fn scrub(err: &RedisError, secrets: &[String]) -> String {
     let mut text = err.to_string();
-    for secret in secrets {
+    for secret in secrets.iter().filter(|s| s.chars().count() >= MIN_SECRET_LEN) {
         text = text.replace(secret.as_str(), "[REDACTED]");
     }
     text.split(char::is_control)
@@ -441,5 +446,19 @@ mod tests {
         let text = scrub(&err, &secrets);
         assert!(!text.contains("w0rd") && !text.contains('\n'), "{text}");
         assert!(text.contains("[REDACTED]"), "{text}");
+    }
+
+    #[test]
+    fn short_secrets_are_not_looked_for() {
+        // Replacing "a" everywhere would garble the message and, by where the
+        // replacements are, show the password.
+        let secrets = secrets_of("redis://u:a@cache.example:6379/0");
+        let err = RedisError::from((
+            ::redis::ErrorKind::AuthenticationFailed,
+            "Password authentication failed",
+        ));
+        let text = scrub(&err, &secrets);
+        assert!(!text.contains("[REDACTED]"), "{text}");
+        assert!(text.contains("Password authentication failed"), "{text}");
     }
 }

@@ -38,7 +38,8 @@ use super::{Claim, Lease, Store, Target};
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Longest wait for the reply to one command.
+/// Longest wait for the reply to one command; shorter for short leases (see
+/// [`reply_timeout`]).
 pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
@@ -135,6 +136,8 @@ pub struct RedisStore {
     /// the next command; the next command connects again.
     con: Option<Connection>,
     lease: Duration,
+    /// Longest wait for one reply: [`reply_timeout`] of the lease.
+    reply_timeout: Duration,
     host: String,
     /// Parts of the URL that must never appear in an error (the password, the user, the
     /// URL itself), as given and percent-decoded.
@@ -153,6 +156,7 @@ impl RedisStore {
             client,
             con: None,
             lease,
+            reply_timeout: reply_timeout(lease),
             host: host_name(),
             secrets,
             next_id: 0,
@@ -176,6 +180,7 @@ impl RedisStore {
     /// its own, and given up on at the deadline.
     fn connect(&self) -> Result<Connection> {
         let client = self.client.clone();
+        let reply_timeout = self.reply_timeout;
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("redis-connect".into())
@@ -183,8 +188,8 @@ impl RedisStore {
                 let con = client
                     .get_connection_with_timeout(CONNECT_TIMEOUT)
                     .and_then(|con| {
-                        con.set_read_timeout(Some(RESPONSE_TIMEOUT))?;
-                        con.set_write_timeout(Some(RESPONSE_TIMEOUT))?;
+                        con.set_read_timeout(Some(reply_timeout))?;
+                        con.set_write_timeout(Some(reply_timeout))?;
                         Ok(con)
                     });
                 // The receiver is gone if the deadline passed: the connection is dropped.
@@ -192,8 +197,8 @@ impl RedisStore {
             })
             .context("cannot start a thread")?;
         match receiver.recv_timeout(CONNECT_TIMEOUT) {
-            Ok(con) => con.map_err(|err| self.error(&err)),
-            Err(_) => bail!("no answer within {}s", CONNECT_TIMEOUT.as_secs()),
+            Ok(con) => con.map_err(|err| self.error(&err, CONNECT_TIMEOUT)),
+            Err(_) => bail!("no answer within {}", seconds(CONNECT_TIMEOUT)),
         }
     }
 
@@ -202,7 +207,7 @@ impl RedisStore {
         let reply = command.query(self.connection()?);
         reply.map_err(|err| {
             self.con = None;
-            self.error(&err)
+            self.error(&err, self.reply_timeout)
         })
     }
 
@@ -230,9 +235,10 @@ impl RedisStore {
         }
     }
 
-    fn error(&self, err: &RedisError) -> anyhow::Error {
+    /// The client's error, scrubbed; a timeout is told as waiting for `timeout`.
+    fn error(&self, err: &RedisError, timeout: Duration) -> anyhow::Error {
         if err.is_timeout() {
-            return anyhow::anyhow!("no answer within {}s", RESPONSE_TIMEOUT.as_secs());
+            return anyhow::anyhow!("no answer within {}", seconds(timeout));
         }
         anyhow::anyhow!("{}", scrub(err, &self.secrets))
     }
@@ -352,6 +358,19 @@ fn millis(d: Duration) -> u64 {
     d.as_millis().try_into().unwrap_or(u64::MAX)
 }
 
+/// How long to wait for one reply with holds lasting `lease`: [`RESPONSE_TIMEOUT`], but no
+/// more than the time between renewals (a third of the lease), so that one slow reply
+/// cannot let a short lease run out before the next renewal is tried. Whole milliseconds.
+fn reply_timeout(lease: Duration) -> Duration {
+    Duration::from_millis(millis(RESPONSE_TIMEOUT.min(lease / 3)).max(1))
+}
+
+/// `5s`, `1.333s`.
+fn seconds(d: Duration) -> String {
+    let text = format!("{:.3}", d.as_secs_f64());
+    format!("{}s", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
@@ -387,7 +406,10 @@ const MIN_SECRET_LEN: usize = 6;
 /// could travel to the log and the heartbeat message, so this makes sure.
 fn scrub(err: &RedisError, secrets: &[String]) -> String {
     let mut text = err.to_string();
-    for secret in secrets.iter().filter(|s| s.chars().count() >= MIN_SECRET_LEN) {
+    for secret in secrets
+        .iter()
+        .filter(|s| s.chars().count() >= MIN_SECRET_LEN)
+    {
         text = text.replace(secret.as_str(), "[REDACTED]");
     }
     text.split(char::is_control)
@@ -446,6 +468,19 @@ mod tests {
         let text = scrub(&err, &secrets);
         assert!(!text.contains("w0rd") && !text.contains('\n'), "{text}");
         assert!(text.contains("[REDACTED]"), "{text}");
+    }
+
+    #[test]
+    fn replies_are_awaited_for_a_third_of_short_leases() {
+        let timeout = |secs| reply_timeout(Duration::from_secs(secs));
+        assert_eq!(timeout(3), Duration::from_secs(1));
+        assert_eq!(timeout(4), Duration::from_millis(1333));
+        assert_eq!(timeout(15), Duration::from_secs(5));
+        assert_eq!(timeout(3600), RESPONSE_TIMEOUT);
+        assert_eq!(seconds(timeout(3)), "1s");
+        assert_eq!(seconds(timeout(4)), "1.333s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(seconds(CONNECT_TIMEOUT), "5s");
     }
 
     #[test]

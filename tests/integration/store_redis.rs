@@ -841,3 +841,31 @@ fn the_store_reconnects_after_losing_its_connection() {
     store.renew(&held).unwrap();
     store.complete(held, true).unwrap();
 }
+
+/// Sends SIGCONT to a stopped server when dropped.
+struct ResumeServer(nix::unistd::Pid);
+
+impl Drop for ResumeServer {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::kill(self.0, Signal::SIGCONT);
+    }
+}
+
+/// A reply slower than a third of the lease is given up on (and the next renewal tried),
+/// so one slow reply cannot let a short lease run out.
+#[test]
+fn replies_are_awaited_for_a_third_of_a_short_lease() {
+    let server = Server::start();
+    let mut store = store(&server, Duration::from_secs(3));
+    let held = granted(store.claim(&key("k"), "run-a").unwrap());
+    let pid = nix::unistd::Pid::from_raw(server.child.id() as i32);
+    nix::sys::signal::kill(pid, Signal::SIGSTOP).unwrap();
+    let resume = ResumeServer(pid);
+    let started = Instant::now();
+    let err = format!("{:#}", store.renew(&held).unwrap_err());
+    let elapsed = started.elapsed();
+    drop(resume);
+    assert!(elapsed < Duration::from_millis(2500), "{elapsed:?}");
+    assert!(err.ends_with("no answer within 1s"), "{err}");
+    store.renew(&held).unwrap();
+}

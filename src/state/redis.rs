@@ -21,11 +21,21 @@
 //! atomically: succeeded means done, running means held (its holder is alive, or its TTL
 //! would have removed it), failed is taken over. Renew, complete and release are Lua
 //! compare-and-set scripts: they act only while the value still names this run as its
-//! running owner, and say `expired` or `taken` otherwise, which is an error here, so a
-//! holder whose lease ran out can never overwrite or delete the next holder's record.
+//! owner, and say `taken` otherwise, which is an error here, so a holder whose lease ran out
+//! and was taken over can never overwrite or delete the next holder's record. A lease that
+//! ran out with nobody taking it over (the server or the holder paused, the network cut
+//! for longer than a lease) is the holder's again: renew sets its running value again, with
+//! `NX`, and complete writes its result, so the run is neither left unprotected nor run
+//! again for want of its record.
+//!
+//! A connection found closed (an idle timeout on the server, a NAT, a restart) is opened
+//! again and the command sent once more; every command can be sent twice: a claim grants
+//! what its owner already holds, and the scripts find their own work done (a result
+//! already recorded, a name already deleted).
 //!
 //! The URL may hold a password: it is never put in an error. Connecting and every reply are
-//! bounded by timeouts, so a server that hangs cannot hang crontap-run.
+//! bounded by timeouts (replies by a third of the lease at most), so a server that hangs
+//! cannot hang crontap-run.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -49,7 +59,9 @@ const LAST_SECOND: u64 = 253_402_300_799;
 pub const PREFIX: &str = "crontap-run:";
 
 /// After `SET NX` found the name taken: `{"granted"}`, `{"held"}` or `{"done", value}`.
-/// KEYS[1]: the name; ARGV[1]: our running value; ARGV[2]: the lease in milliseconds.
+/// KEYS[1]: the name; ARGV[1]: our running value; ARGV[2]: the lease in milliseconds;
+/// ARGV[3]: the owner. A running value of this owner is granted: it is this very claim, sent
+/// again after its first reply was lost with the connection.
 const CLAIM: &str = r#"
 local v = redis.call('GET', KEYS[1])
 if v then
@@ -61,7 +73,7 @@ if v then
     return {'done', v}
   end
   -- A running value always has a TTL; one without could never expire, so it is taken over.
-  if r.status == 'running' and redis.call('PTTL', KEYS[1]) >= 0 then
+  if r.status == 'running' and r.owner ~= ARGV[3] and redis.call('PTTL', KEYS[1]) >= 0 then
     return {'held'}
   end
 end
@@ -69,40 +81,72 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {'granted'}
 "#;
 
-/// Shared head of the compare-and-set scripts: returns `expired` when the name is gone and
-/// `taken` when it no longer holds this owner's running value. KEYS[1]: the name; ARGV[1]:
+/// Shared head of the compare-and-set scripts: sets `state` to `ours` (this owner's running
+/// value), `finished` (this owner's result, recorded already), `absent` (the lease ran out
+/// and nobody took it over, or this very command was sent before and deleted it) or
+/// `taken` (anything else: another run holds or finished it). KEYS[1]: the name; ARGV[1]:
 /// the owner.
 const OWNED: &str = r#"
 local v = redis.call('GET', KEYS[1])
-if not v then
-  return 'expired'
+local state = 'absent'
+if v then
+  local ok, r = pcall(cjson.decode, v)
+  if not ok or type(r) ~= 'table' or r.owner ~= ARGV[1] then
+    state = 'taken'
+  elseif r.status == 'running' then
+    state = 'ours'
+  else
+    state = 'finished'
+  end
 end
-local ok, r = pcall(cjson.decode, v)
-if not ok or type(r) ~= 'table' or r.owner ~= ARGV[1] or r.status ~= 'running' then
+"#;
+
+/// Extends the lease, or takes it again if it ran out untaken. ARGV[2]: the lease in
+/// milliseconds; ARGV[3]: our running value.
+const RENEW: &str = r#"
+if state == 'ours' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 'ok'
+end
+if state == 'absent' then
+  redis.call('SET', KEYS[1], ARGV[3], 'NX', 'PX', ARGV[2])
+  return 'won back'
+end
+return state
+"#;
+
+/// Records the result, also when the lease ran out untaken. ARGV[2]: the finished value;
+/// ARGV[3]: how long to keep it, in milliseconds (0: its retention has already passed, so
+/// it goes).
+const COMPLETE: &str = r#"
+if state == 'finished' then
+  return 'ok'
+end
+if ARGV[3] == '0' then
+  if state == 'ours' then
+    redis.call('DEL', KEYS[1])
+  end
+  return state == 'taken' and 'taken' or 'ok'
+end
+if state == 'ours' then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 'ok'
+end
+if state == 'absent' then
+  redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[3])
+  return 'recorded late'
+end
+return state
+"#;
+
+/// Lets go: the name is as if never claimed. A name already gone is let go of.
+const RELEASE: &str = r#"
+if state == 'ours' then
+  redis.call('DEL', KEYS[1])
+end
+if state == 'taken' then
   return 'taken'
 end
-"#;
-
-/// Extends the lease. ARGV[2]: the lease in milliseconds.
-const RENEW: &str = r#"
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 'ok'
-"#;
-
-/// Records the result. ARGV[2]: the finished value; ARGV[3]: how long to keep it, in
-/// milliseconds (0: its retention has already passed, so it goes).
-const COMPLETE: &str = r#"
-if ARGV[3] == '0' then
-  redis.call('DEL', KEYS[1])
-else
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-end
-return 'ok'
-"#;
-
-/// Lets go: the name is as if never claimed.
-const RELEASE: &str = r#"
-redis.call('DEL', KEYS[1])
 return 'ok'
 "#;
 
@@ -204,11 +248,31 @@ impl RedisStore {
 
     /// Runs one command, connecting first if need be.
     fn call<T: FromRedisValue>(&mut self, command: &Cmd) -> Result<T> {
-        let reply = command.query(self.connection()?);
-        reply.map_err(|err| {
+        self.send(command).map(|(reply, _)| reply)
+    }
+
+    /// Runs one command; also says whether it was sent twice. A connection found closed
+    /// (the server's `timeout` for idle clients, a NAT or firewall forgetting it, a
+    /// restart) is opened again and the command sent once more: every command here can be,
+    /// since a claim grants what this owner already holds and the compare-and-set scripts
+    /// find their own work done. A reply that timed out is not waited for twice: the
+    /// server is slow or gone, and the bounds on waiting hold.
+    fn send<T: FromRedisValue>(&mut self, command: &Cmd) -> Result<(T, bool)> {
+        let mut resent = false;
+        loop {
+            let reply = command.query(self.connection()?);
+            let err = match reply {
+                Ok(reply) => return Ok((reply, resent)),
+                Err(err) => err,
+            };
             self.con = None;
-            self.error(&err, self.reply_timeout)
-        })
+            let error = self.error(&err, self.reply_timeout);
+            if resent || !err.is_io_error() || err.is_timeout() {
+                return Err(error);
+            }
+            tracing::debug!("the connection to the state store was lost ({error}); sending again");
+            resent = true;
+        }
     }
 
     /// Runs a compare-and-set script: the owner check, then `body`.
@@ -223,14 +287,28 @@ impl RedisStore {
         for arg in args {
             command.arg(arg);
         }
-        let answer: String = self.call(&command)?;
+        let (answer, resent): (String, bool) = self.send(&command)?;
+        let name = name(&lease.target);
         match answer.as_str() {
             "ok" => Ok(()),
-            "expired" => bail!("the lease on {} expired", name(&lease.target)),
-            "taken" => bail!(
-                "the lease on {} expired and another run took it over",
-                name(&lease.target)
-            ),
+            "won back" => {
+                tracing::warn!(
+                    "the lease on {name} ran out, and no other run took it over: held again"
+                );
+                Ok(())
+            }
+            "recorded late" => {
+                tracing::warn!(
+                    "the lease on {name} ran out, and no other run took it over: the result \
+                     is recorded"
+                );
+                Ok(())
+            }
+            // Sent twice, a release may find its own first sending done and the name since
+            // claimed by another run.
+            "taken" if resent && body == RELEASE => Ok(()),
+            "taken" => bail!("the lease on {name} expired and another run took it over"),
+            "finished" => bail!("the hold on {name} has ended already"),
             other => bail!("the state store answered {other:?}"),
         }
     }
@@ -286,7 +364,8 @@ impl Store for RedisStore {
                         .arg(1)
                         .arg(&name)
                         .arg(&value)
-                        .arg(self.lease_ms()),
+                        .arg(self.lease_ms())
+                        .arg(owner),
                 )
                 .with_context(|| format!("cannot claim {name}"))?;
             match answer.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -306,7 +385,8 @@ impl Store for RedisStore {
 
     fn renew(&mut self, lease: &Lease) -> Result<()> {
         let ms = self.lease_ms();
-        self.owned(RENEW, lease, &[ms])
+        let value = self.value(&lease.target, Status::Running, &lease.owner)?;
+        self.owned(RENEW, lease, &[ms, value])
     }
 
     fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()> {

@@ -21,11 +21,21 @@
 //! atomically: succeeded means done, running means held (its holder is alive, or its TTL
 //! would have removed it), failed is taken over. Renew, complete and release are Lua
 //! compare-and-set scripts: they act only while the value still names this run as its
-//! running owner, and say `expired` or `taken` otherwise, which is an error here, so a
-//! holder whose lease ran out can never overwrite or delete the next holder's record.
+//! owner, and say `taken` otherwise, which is an error here, so a holder whose lease ran out
+//! and was taken over can never overwrite or delete the next holder's record. A lease that
+//! ran out with nobody taking it over (the server or the holder paused, the network cut
+//! for longer than a lease) is the holder's again: renew sets its running value again, with
+//! `NX`, and complete writes its result, so the run is neither left unprotected nor run
+//! again for want of its record.
+//!
+//! A connection found closed (an idle timeout on the server, a NAT, a restart) is opened
+//! again and the command sent once more; every command can be sent twice: a claim grants
+//! what its owner already holds, and the scripts find their own work done (a result
+//! already recorded, a name already deleted).
 //!
 //! The URL may hold a password: it is never put in an error. Connecting and every reply are
-//! bounded by timeouts, so a server that hangs cannot hang crontap-run.
+//! bounded by timeouts (replies by a third of the lease at most), so a server that hangs
+//! cannot hang crontap-run.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -38,7 +48,8 @@ use super::{Claim, Lease, Store, Target};
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Longest wait for the reply to one command.
+/// Longest wait for the reply to one command; shorter for short leases (see
+/// [`reply_timeout`]).
 pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
@@ -48,7 +59,9 @@ const LAST_SECOND: u64 = 253_402_300_799;
 pub const PREFIX: &str = "crontap-run:";
 
 /// After `SET NX` found the name taken: `{"granted"}`, `{"held"}` or `{"done", value}`.
-/// KEYS[1]: the name; ARGV[1]: our running value; ARGV[2]: the lease in milliseconds.
+/// KEYS[1]: the name; ARGV[1]: our running value; ARGV[2]: the lease in milliseconds;
+/// ARGV[3]: the owner. A running value of this owner is granted: it is this very claim, sent
+/// again after its first reply was lost with the connection.
 const CLAIM: &str = r#"
 local v = redis.call('GET', KEYS[1])
 if v then
@@ -60,7 +73,7 @@ if v then
     return {'done', v}
   end
   -- A running value always has a TTL; one without could never expire, so it is taken over.
-  if r.status == 'running' and redis.call('PTTL', KEYS[1]) >= 0 then
+  if r.status == 'running' and r.owner ~= ARGV[3] and redis.call('PTTL', KEYS[1]) >= 0 then
     return {'held'}
   end
 end
@@ -68,40 +81,72 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {'granted'}
 "#;
 
-/// Shared head of the compare-and-set scripts: returns `expired` when the name is gone and
-/// `taken` when it no longer holds this owner's running value. KEYS[1]: the name; ARGV[1]:
+/// Shared head of the compare-and-set scripts: sets `state` to `ours` (this owner's running
+/// value), `finished` (this owner's result, recorded already), `absent` (the lease ran out
+/// and nobody took it over, or this very command was sent before and deleted it) or
+/// `taken` (anything else: another run holds or finished it). KEYS[1]: the name; ARGV[1]:
 /// the owner.
 const OWNED: &str = r#"
 local v = redis.call('GET', KEYS[1])
-if not v then
-  return 'expired'
+local state = 'absent'
+if v then
+  local ok, r = pcall(cjson.decode, v)
+  if not ok or type(r) ~= 'table' or r.owner ~= ARGV[1] then
+    state = 'taken'
+  elseif r.status == 'running' then
+    state = 'ours'
+  else
+    state = 'finished'
+  end
 end
-local ok, r = pcall(cjson.decode, v)
-if not ok or type(r) ~= 'table' or r.owner ~= ARGV[1] or r.status ~= 'running' then
+"#;
+
+/// Extends the lease, or takes it again if it ran out untaken. ARGV[2]: the lease in
+/// milliseconds; ARGV[3]: our running value.
+const RENEW: &str = r#"
+if state == 'ours' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 'ok'
+end
+if state == 'absent' then
+  redis.call('SET', KEYS[1], ARGV[3], 'NX', 'PX', ARGV[2])
+  return 'won back'
+end
+return state
+"#;
+
+/// Records the result, also when the lease ran out untaken. ARGV[2]: the finished value;
+/// ARGV[3]: how long to keep it, in milliseconds (0: its retention has already passed, so
+/// it goes).
+const COMPLETE: &str = r#"
+if state == 'finished' then
+  return 'ok'
+end
+if ARGV[3] == '0' then
+  if state == 'ours' then
+    redis.call('DEL', KEYS[1])
+  end
+  return state == 'taken' and 'taken' or 'ok'
+end
+if state == 'ours' then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 'ok'
+end
+if state == 'absent' then
+  redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[3])
+  return 'recorded late'
+end
+return state
+"#;
+
+/// Lets go: the name is as if never claimed. A name already gone is let go of.
+const RELEASE: &str = r#"
+if state == 'ours' then
+  redis.call('DEL', KEYS[1])
+end
+if state == 'taken' then
   return 'taken'
 end
-"#;
-
-/// Extends the lease. ARGV[2]: the lease in milliseconds.
-const RENEW: &str = r#"
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 'ok'
-"#;
-
-/// Records the result. ARGV[2]: the finished value; ARGV[3]: how long to keep it, in
-/// milliseconds (0: its retention has already passed, so it goes).
-const COMPLETE: &str = r#"
-if ARGV[3] == '0' then
-  redis.call('DEL', KEYS[1])
-else
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-end
-return 'ok'
-"#;
-
-/// Lets go: the name is as if never claimed.
-const RELEASE: &str = r#"
-redis.call('DEL', KEYS[1])
 return 'ok'
 "#;
 
@@ -135,6 +180,8 @@ pub struct RedisStore {
     /// the next command; the next command connects again.
     con: Option<Connection>,
     lease: Duration,
+    /// Longest wait for one reply: [`reply_timeout`] of the lease.
+    reply_timeout: Duration,
     host: String,
     /// Parts of the URL that must never appear in an error (the password, the user, the
     /// URL itself), as given and percent-decoded.
@@ -153,6 +200,7 @@ impl RedisStore {
             client,
             con: None,
             lease,
+            reply_timeout: reply_timeout(lease),
             host: host_name(),
             secrets,
             next_id: 0,
@@ -176,6 +224,7 @@ impl RedisStore {
     /// its own, and given up on at the deadline.
     fn connect(&self) -> Result<Connection> {
         let client = self.client.clone();
+        let reply_timeout = self.reply_timeout;
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("redis-connect".into())
@@ -183,8 +232,8 @@ impl RedisStore {
                 let con = client
                     .get_connection_with_timeout(CONNECT_TIMEOUT)
                     .and_then(|con| {
-                        con.set_read_timeout(Some(RESPONSE_TIMEOUT))?;
-                        con.set_write_timeout(Some(RESPONSE_TIMEOUT))?;
+                        con.set_read_timeout(Some(reply_timeout))?;
+                        con.set_write_timeout(Some(reply_timeout))?;
                         Ok(con)
                     });
                 // The receiver is gone if the deadline passed: the connection is dropped.
@@ -192,18 +241,38 @@ impl RedisStore {
             })
             .context("cannot start a thread")?;
         match receiver.recv_timeout(CONNECT_TIMEOUT) {
-            Ok(con) => con.map_err(|err| self.error(&err)),
-            Err(_) => bail!("no answer within {}s", CONNECT_TIMEOUT.as_secs()),
+            Ok(con) => con.map_err(|err| self.error(&err, CONNECT_TIMEOUT)),
+            Err(_) => bail!("no answer within {}", seconds(CONNECT_TIMEOUT)),
         }
     }
 
     /// Runs one command, connecting first if need be.
     fn call<T: FromRedisValue>(&mut self, command: &Cmd) -> Result<T> {
-        let reply = command.query(self.connection()?);
-        reply.map_err(|err| {
+        self.send(command).map(|(reply, _)| reply)
+    }
+
+    /// Runs one command; also says whether it was sent twice. A connection found closed
+    /// (the server's `timeout` for idle clients, a NAT or firewall forgetting it, a
+    /// restart) is opened again and the command sent once more: every command here can be,
+    /// since a claim grants what this owner already holds and the compare-and-set scripts
+    /// find their own work done. A reply that timed out is not waited for twice: the
+    /// server is slow or gone, and the bounds on waiting hold.
+    fn send<T: FromRedisValue>(&mut self, command: &Cmd) -> Result<(T, bool)> {
+        let mut resent = false;
+        loop {
+            let reply = command.query(self.connection()?);
+            let err = match reply {
+                Ok(reply) => return Ok((reply, resent)),
+                Err(err) => err,
+            };
             self.con = None;
-            self.error(&err)
-        })
+            let error = self.error(&err, self.reply_timeout);
+            if resent || !err.is_io_error() || err.is_timeout() {
+                return Err(error);
+            }
+            tracing::debug!("the connection to the state store was lost ({error}); sending again");
+            resent = true;
+        }
     }
 
     /// Runs a compare-and-set script: the owner check, then `body`.
@@ -218,21 +287,36 @@ impl RedisStore {
         for arg in args {
             command.arg(arg);
         }
-        let answer: String = self.call(&command)?;
+        let (answer, resent): (String, bool) = self.send(&command)?;
+        let name = name(&lease.target);
         match answer.as_str() {
             "ok" => Ok(()),
-            "expired" => bail!("the lease on {} expired", name(&lease.target)),
-            "taken" => bail!(
-                "the lease on {} expired and another run took it over",
-                name(&lease.target)
-            ),
+            "won back" => {
+                tracing::warn!(
+                    "the lease on {name} ran out, and no other run took it over: held again"
+                );
+                Ok(())
+            }
+            "recorded late" => {
+                tracing::warn!(
+                    "the lease on {name} ran out, and no other run took it over: the result \
+                     is recorded"
+                );
+                Ok(())
+            }
+            // Sent twice, a release may find its own first sending done and the name since
+            // claimed by another run.
+            "taken" if resent && body == RELEASE => Ok(()),
+            "taken" => bail!("the lease on {name} expired and another run took it over"),
+            "finished" => bail!("the hold on {name} has ended already"),
             other => bail!("the state store answered {other:?}"),
         }
     }
 
-    fn error(&self, err: &RedisError) -> anyhow::Error {
+    /// The client's error, scrubbed; a timeout is told as waiting for `timeout`.
+    fn error(&self, err: &RedisError, timeout: Duration) -> anyhow::Error {
         if err.is_timeout() {
-            return anyhow::anyhow!("no answer within {}s", RESPONSE_TIMEOUT.as_secs());
+            return anyhow::anyhow!("no answer within {}", seconds(timeout));
         }
         anyhow::anyhow!("{}", scrub(err, &self.secrets))
     }
@@ -280,7 +364,8 @@ impl Store for RedisStore {
                         .arg(1)
                         .arg(&name)
                         .arg(&value)
-                        .arg(self.lease_ms()),
+                        .arg(self.lease_ms())
+                        .arg(owner),
                 )
                 .with_context(|| format!("cannot claim {name}"))?;
             match answer.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -300,7 +385,8 @@ impl Store for RedisStore {
 
     fn renew(&mut self, lease: &Lease) -> Result<()> {
         let ms = self.lease_ms();
-        self.owned(RENEW, lease, &[ms])
+        let value = self.value(&lease.target, Status::Running, &lease.owner)?;
+        self.owned(RENEW, lease, &[ms, value])
     }
 
     fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()> {
@@ -352,6 +438,19 @@ fn millis(d: Duration) -> u64 {
     d.as_millis().try_into().unwrap_or(u64::MAX)
 }
 
+/// How long to wait for one reply with holds lasting `lease`: [`RESPONSE_TIMEOUT`], but no
+/// more than the time between renewals (a third of the lease), so that one slow reply
+/// cannot let a short lease run out before the next renewal is tried. Whole milliseconds.
+fn reply_timeout(lease: Duration) -> Duration {
+    Duration::from_millis(millis(RESPONSE_TIMEOUT.min(lease / 3)).max(1))
+}
+
+/// `5s`, `1.333s`.
+fn seconds(d: Duration) -> String {
+    let text = format!("{:.3}", d.as_secs_f64());
+    format!("{}s", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
@@ -377,12 +476,20 @@ fn secrets_of(url: &str) -> Vec<String> {
     secrets
 }
 
+/// Secrets shorter than this are not looked for in errors (as in [`crate::scrub`]): a
+/// password `a` or a user `ops` would be replaced inside ordinary words, garbling the
+/// message, and the places of the replacements would show the secret anyway.
+const MIN_SECRET_LEN: usize = 6;
+
 /// The client's error as one line, with anything from the URL taken out. The client does
 /// not put the URL or password in its errors, but an error is the one place a password
 /// could travel to the log and the heartbeat message, so this makes sure.
 fn scrub(err: &RedisError, secrets: &[String]) -> String {
     let mut text = err.to_string();
-    for secret in secrets {
+    for secret in secrets
+        .iter()
+        .filter(|s| s.chars().count() >= MIN_SECRET_LEN)
+    {
         text = text.replace(secret.as_str(), "[REDACTED]");
     }
     text.split(char::is_control)
@@ -441,5 +548,32 @@ mod tests {
         let text = scrub(&err, &secrets);
         assert!(!text.contains("w0rd") && !text.contains('\n'), "{text}");
         assert!(text.contains("[REDACTED]"), "{text}");
+    }
+
+    #[test]
+    fn replies_are_awaited_for_a_third_of_short_leases() {
+        let timeout = |secs| reply_timeout(Duration::from_secs(secs));
+        assert_eq!(timeout(3), Duration::from_secs(1));
+        assert_eq!(timeout(4), Duration::from_millis(1333));
+        assert_eq!(timeout(15), Duration::from_secs(5));
+        assert_eq!(timeout(3600), RESPONSE_TIMEOUT);
+        assert_eq!(seconds(timeout(3)), "1s");
+        assert_eq!(seconds(timeout(4)), "1.333s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(seconds(CONNECT_TIMEOUT), "5s");
+    }
+
+    #[test]
+    fn short_secrets_are_not_looked_for() {
+        // Replacing "a" everywhere would garble the message and, by where the
+        // replacements are, show the password.
+        let secrets = secrets_of("redis://u:a@cache.example:6379/0");
+        let err = RedisError::from((
+            ::redis::ErrorKind::AuthenticationFailed,
+            "Password authentication failed",
+        ));
+        let text = scrub(&err, &secrets);
+        assert!(!text.contains("[REDACTED]"), "{text}");
+        assert!(text.contains("Password authentication failed"), "{text}");
     }
 }

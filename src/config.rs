@@ -240,11 +240,11 @@ fn state_location(
     }
 }
 
-/// The parts of a state URL that must never be sent: the whole URL, its user and its
-/// password, as written and percent-decoded. It holds no credentials in its path (a
-/// password with an unencoded '/' spills there, so the path after an '@' counts too).
+/// The parts of a state URL that must never be sent: its user and its password, as written
+/// and percent-decoded (everything before the last '@', so a password with an unencoded '/'
+/// counts whole). The rest of the URL is what messages show of the store.
 fn url_secrets(url: &str) -> Vec<String> {
-    let mut raw = vec![url.to_owned()];
+    let mut raw = Vec::new();
     if let Some((_, rest)) = url.split_once("://")
         && let Some((userinfo, _)) = rest.rsplit_once('@')
     {

@@ -88,7 +88,7 @@ fn mode(path: &Path) -> u32 {
 }
 
 /// The exit status and stderr of a spawned crontap-run that has ended.
-fn ended(child: &mut Child) -> (i32, String) {
+pub(crate) fn ended(child: &mut Child) -> (i32, String) {
     let status = child.wait().unwrap();
     let mut stderr = String::new();
     if let Some(mut pipe) = child.stderr.take() {
@@ -98,15 +98,22 @@ fn ended(child: &mut Child) -> (i32, String) {
     (status.code().expect("crontap-run exited normally"), stderr)
 }
 
-/// Starts `count` copies of `crontap` at once; waits until all but one have ended (they are
-/// the skipped ones), opens the gate, and returns every exit status and stderr. Panics,
-/// after letting the blocked job go, if fewer than `count - 1` ended while the job was held.
+/// Starts `count` copies of `crontap` at once (see [`together`]).
 fn start_together(crontap: &mut Crontap, count: usize, gate: &Gate) -> Vec<(i32, String)> {
-    let mut children: Vec<Child> = (0..count)
+    let children = (0..count)
         .map(|_| crontap.spawn(Stdio::null(), Stdio::piped()))
         .collect();
+    together(children, gate)
+}
+
+/// Takes crontap-runs just started whose job blocks on `gate`; waits until all but one
+/// have ended (they are the skipped ones), opens the gate, and returns every exit status
+/// and stderr. Panics, after letting the blocked job go, if fewer than all but one ended
+/// while the job was held.
+pub(crate) fn together(mut children: Vec<Child>, gate: &Gate) -> Vec<(i32, String)> {
+    let count = children.len();
     let mut results: Vec<Option<(i32, String)>> = vec![None; count];
-    let all_but_one = eventually(Duration::from_secs(30), || {
+    let all_but_one = eventually(Duration::from_secs(60), || {
         for (child, result) in children.iter_mut().zip(results.iter_mut()) {
             if result.is_none() && child.try_wait().unwrap().is_some() {
                 *result = Some(ended(child));

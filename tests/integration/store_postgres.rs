@@ -12,10 +12,9 @@
 
 #![cfg(feature = "postgres")]
 
-use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -23,8 +22,8 @@ use crontap_run::state::postgres::PostgresStore;
 use crontap_run::state::{Claim, Lease, Store, Target};
 use nix::sys::signal::Signal;
 
-use crate::harness::{Crontap, Output, Receiver, SECRET, assert_no_secret, eventually};
-use crate::state::{Gate, line_count};
+use crate::harness::{Crontap, Output, Receiver, SECRET, eventually};
+use crate::state::{Gate, line_count, together};
 
 /// The password of the server's only role, `crontap`; in every URL the tests use.
 const PASSWORD: &str = "pg-s3cret-5b8e1f";
@@ -296,49 +295,21 @@ fn host(receiver: &Receiver, state: &Path, url: &str) -> Crontap {
     crontap
 }
 
-/// The exit status and stderr of a spawned crontap-run that has ended.
-fn ended(child: &mut Child) -> (i32, String) {
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    if let Some(mut pipe) = child.stderr.take() {
-        pipe.read_to_string(&mut stderr).unwrap();
-    }
-    assert_no_secret(&stderr, "stderr");
-    assert_no_password(&stderr, "stderr");
-    (status.code().expect("crontap-run exited normally"), stderr)
-}
-
-/// Starts `count` hosts at once, each built by `crontap(i)`; waits until all but one have
-/// ended (the skipped ones), opens the gate, and returns every exit status and stderr.
+/// Starts `count` hosts at once, each built by `crontap(i)`, and returns what each printed
+/// (see [`together`]); none may print the database password.
 fn hosts_together(
     count: usize,
     gate: &Gate,
     mut crontap: impl FnMut(usize) -> Crontap,
 ) -> Vec<(i32, String)> {
-    let mut children: Vec<Child> = (0..count)
+    let children = (0..count)
         .map(|i| crontap(i).spawn(Stdio::null(), Stdio::piped()))
         .collect();
-    let mut results: Vec<Option<(i32, String)>> = vec![None; count];
-    let all_but_one = eventually(Duration::from_secs(60), || {
-        for (child, result) in children.iter_mut().zip(results.iter_mut()) {
-            if result.is_none() && child.try_wait().unwrap().is_some() {
-                *result = Some(ended(child));
-            }
-        }
-        results.iter().flatten().count() >= count - 1
-    });
-    let early = results.iter().flatten().count();
-    gate.open();
-    for (child, result) in children.iter_mut().zip(results.iter_mut()) {
-        if result.is_none() {
-            *result = Some(ended(child));
-        }
+    let results = together(children, gate);
+    for (_, stderr) in &results {
+        assert_no_password(stderr, "stderr");
     }
-    assert!(
-        all_but_one,
-        "only {early} of {count} ended while the job was held: {results:#?}"
-    );
-    results.into_iter().flatten().collect()
+    results
 }
 
 /// The key `--once-per 1d` gives `job` now (a day may begin between this and the run:

@@ -15,8 +15,8 @@ use crontap_run::state::{Claim, Lease, Store, Target};
 use nix::sys::signal::Signal;
 use redis::Commands;
 
-use crate::harness::{Crontap, Receiver, SECRET, assert_no_secret, eventually};
-use crate::state::{Gate, alive, line_count};
+use crate::harness::{Crontap, Receiver, SECRET, eventually};
+use crate::state::{Gate, alive, line_count, together};
 
 /// The password of servers started with one; it must never be printed.
 const PASSWORD: &str = "rd-pw-5e9c1b7a";
@@ -159,49 +159,18 @@ fn host(receiver: &Receiver, state_url: &str, state_dir: &Path) -> Crontap {
     crontap
 }
 
-/// The exit status and stderr of a spawned crontap-run that has ended.
-fn ended(child: &mut Child) -> (i32, String) {
-    use std::io::Read;
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    if let Some(mut pipe) = child.stderr.take() {
-        pipe.read_to_string(&mut stderr).unwrap();
-    }
-    assert_no_secret(&stderr, "stderr");
-    assert!(!stderr.contains(PASSWORD), "the password leaked: {stderr}");
-    (status.code().expect("crontap-run exited normally"), stderr)
-}
-
-/// Starts every host at once; waits until all but one have ended (the skipped ones), opens
-/// the gate and returns every exit status and stderr. Panics, after letting the blocked job
-/// go, if fewer than all but one ended while the job was held.
+/// Starts every host at once and returns what each printed (see [`together`]); none may
+/// print the store's password.
 fn start_together(hosts: &mut [Crontap], gate: &Gate) -> Vec<(i32, String)> {
-    let count = hosts.len();
-    let mut children: Vec<Child> = hosts
+    let children = hosts
         .iter_mut()
         .map(|h| h.spawn(Stdio::null(), Stdio::piped()))
         .collect();
-    let mut results: Vec<Option<(i32, String)>> = vec![None; count];
-    let all_but_one = eventually(Duration::from_secs(30), || {
-        for (child, result) in children.iter_mut().zip(results.iter_mut()) {
-            if result.is_none() && child.try_wait().unwrap().is_some() {
-                *result = Some(ended(child));
-            }
-        }
-        results.iter().flatten().count() >= count - 1
-    });
-    let early = results.iter().flatten().count();
-    gate.open();
-    for (child, result) in children.iter_mut().zip(results.iter_mut()) {
-        if result.is_none() {
-            *result = Some(ended(child));
-        }
+    let results = together(children, gate);
+    for (_, stderr) in &results {
+        assert!(!stderr.contains(PASSWORD), "the password leaked: {stderr}");
     }
-    assert!(
-        all_but_one,
-        "only {early} of {count} ended while the job was held: {results:#?}"
-    );
-    results.into_iter().flatten().collect()
+    results
 }
 
 /// `count` hosts, each with its own state directory under `dir`.

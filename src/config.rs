@@ -1,9 +1,9 @@
 //! Turns the parsed command line and environment into one validated [`Config`].
 //!
 //! Every check that can fail on bad input happens here, before the command starts, and
-//! fails with one line naming the option (exit 125). A state store that a later release
-//! adds (PostgreSQL, Redis) is refused as not yet supported, so nobody relies on an option
-//! that does nothing.
+//! fails with one line naming the option (exit 125). A state server this build has no
+//! support for (PostgreSQL or Redis without their cargo features) is refused when a run
+//! would use it, so nobody relies on an option that does nothing.
 
 use std::ffi::OsString;
 use std::path::PathBuf;

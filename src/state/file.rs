@@ -24,7 +24,7 @@ use nix::fcntl::Flock;
 use serde::{Deserialize, Serialize};
 
 use super::disk;
-use super::{Claim, Lease, RETENTION, Store, Target};
+use super::{Claim, Lease, RETENTION, Status, Store, Target};
 use crate::job;
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
@@ -38,14 +38,6 @@ pub struct FileStore {
     /// Locks held by this process, by lease id.
     held: HashMap<u64, Flock<File>>,
     next_id: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Status {
-    Running,
-    Succeeded,
-    Failed,
 }
 
 /// A key's record, one JSON object per file.

@@ -50,6 +50,15 @@ pub enum Target {
     },
 }
 
+/// A key's state as stores record it (`"running"`, `"succeeded"`, `"failed"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Status {
+    Running,
+    Succeeded,
+    Failed,
+}
+
 /// The answer to a claim.
 #[derive(Debug)]
 pub enum Claim {

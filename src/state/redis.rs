@@ -43,7 +43,7 @@ use ::redis::{Client, Cmd, Connection, FromRedisValue, RedisError, cmd};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::{Claim, Lease, Store, Target};
+use super::{Claim, Lease, Status, Store, Target};
 
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -149,14 +149,6 @@ if state == 'taken' then
 end
 return 'ok'
 "#;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Status {
-    Running,
-    Succeeded,
-    Failed,
-}
 
 /// The value stored under a name.
 #[derive(Debug, Serialize, Deserialize)]

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 
-use crate::harness::{Crontap, Receiver, SECRET, default_signals, eventually};
-use crate::state::alive;
+use crate::harness::{Crontap, Receiver, SECRET, alive, default_signals, eventually};
 
 /// A job prefix that appends the attempt number to `log`, then runs `rest`.
 fn counted(log: &Path, rest: &str) -> String {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, SystemTime};
 
-use crate::harness::{Crontap, Receiver, SECRET, assert_no_secret, eventually};
+use crate::harness::{Crontap, Receiver, SECRET, alive, assert_no_secret, eventually};
 
 /// crontap-run reporting to `receiver`, with its state in `state`.
 pub(crate) fn stateful(receiver: &Receiver, state: &Path) -> Crontap {
@@ -41,19 +41,6 @@ impl Gate {
 impl Drop for Gate {
     fn drop(&mut self) {
         let _ = std::fs::write(&self.0, "");
-    }
-}
-
-/// Whether a process exists and is not a zombie.
-pub(crate) fn alive(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z'),
-        Err(_) => false,
     }
 }
 
@@ -289,20 +276,16 @@ fn a_skipped_run_says_so_in_one_line_unless_quiet() {
     assert!(pings.iter().all(|p| p.target == format!("/ping/{SECRET}")));
 }
 
-#[test]
-fn a_sigkilled_no_overlap_holder_never_blocks_the_next_run() {
-    let receiver = Receiver::start();
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let pid_file = dir.path().join("pid");
+/// Starts a holder with the state options `args` whose job sleeps, SIGKILLs its crontap-run,
+/// checks that the job died with it, then runs the same options again: that run must run its
+/// command and send the only ping. Returns the state directory.
+fn next_run_after_a_sigkilled_holder(receiver: &Receiver, dir: &Path, args: &[&str]) -> PathBuf {
+    let state = dir.join("state");
+    let pid_file = dir.join("pid");
     let _cleanup = KillSleeper(pid_file.clone());
-    let stderr = dir.path().join("stderr");
-    let marker = dir.path().join("ran");
-    let mut holder = start_sleeper(
-        stateful(&receiver, &state).args(["--no-overlap", "--job", "nightly"]),
-        &pid_file,
-        &stderr,
-    );
+    let stderr = dir.join("stderr");
+    let marker = dir.join("ran");
+    let mut holder = start_sleeper(stateful(receiver, &state).args(args), &pid_file, &stderr);
     sigkill(&mut holder);
     // The job held the lock too; it is killed with its crontap-run.
     let pid = std::fs::read_to_string(&pid_file).unwrap();
@@ -311,8 +294,9 @@ fn a_sigkilled_no_overlap_holder_never_blocks_the_next_run() {
         "the job of the SIGKILLed crontap-run survived"
     );
 
-    let next = stateful(&receiver, &state)
-        .args(["--no-overlap", "--job", "nightly", "--", "touch"])
+    let next = stateful(receiver, &state)
+        .args(args)
+        .args(["--", "touch"])
         .arg(&marker)
         .run();
     assert_eq!(next.code, 0, "{}", next.stderr);
@@ -320,6 +304,14 @@ fn a_sigkilled_no_overlap_holder_never_blocks_the_next_run() {
     assert!(marker.exists(), "the next run did not run the command");
     assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
     assert_no_secret(&std::fs::read_to_string(&stderr).unwrap(), "stderr");
+    state
+}
+
+#[test]
+fn a_sigkilled_no_overlap_holder_never_blocks_the_next_run() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    next_run_after_a_sigkilled_holder(&receiver, dir.path(), &["--no-overlap", "--job", "nightly"]);
 }
 
 #[test]
@@ -481,33 +473,8 @@ fn the_child_gets_the_idempotency_key() {
 fn a_key_left_running_by_a_sigkilled_holder_is_taken_over() {
     let receiver = Receiver::start();
     let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let pid_file = dir.path().join("pid");
-    let _cleanup = KillSleeper(pid_file.clone());
-    let stderr = dir.path().join("stderr");
-    let marker = dir.path().join("ran");
-    let mut holder = start_sleeper(
-        stateful(&receiver, &state).args(["--idempotency-key", "batch-8"]),
-        &pid_file,
-        &stderr,
-    );
-    sigkill(&mut holder);
-    // The job held the lock too; it is killed with its crontap-run.
-    let pid = std::fs::read_to_string(&pid_file).unwrap();
-    assert!(
-        eventually(Duration::from_secs(20), || !alive(pid.trim())),
-        "the job of the SIGKILLed crontap-run survived"
-    );
-
-    let next = stateful(&receiver, &state)
-        .args(["--idempotency-key", "batch-8", "--", "touch"])
-        .arg(&marker)
-        .run();
-    assert_eq!(next.code, 0, "{}", next.stderr);
-    assert_eq!(next.stderr, "");
-    assert!(marker.exists(), "the next run did not run the command");
-    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
-    assert_no_secret(&std::fs::read_to_string(&stderr).unwrap(), "stderr");
+    let state =
+        next_run_after_a_sigkilled_holder(&receiver, dir.path(), &["--idempotency-key", "batch-8"]);
 
     // The takeover succeeded, so the key is now done.
     let after = stateful(&receiver, &state)

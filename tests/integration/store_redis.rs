@@ -15,8 +15,8 @@ use crontap_run::state::{Claim, Lease, Store, Target};
 use nix::sys::signal::Signal;
 use redis::Commands;
 
-use crate::harness::{Crontap, Receiver, SECRET, eventually};
-use crate::state::{Gate, alive, line_count, together};
+use crate::harness::{Crontap, Receiver, SECRET, alive, eventually};
+use crate::state::{Gate, line_count, together};
 
 /// The password of servers started with one; it must never be printed.
 const PASSWORD: &str = "rd-pw-5e9c1b7a";

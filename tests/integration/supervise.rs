@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 
-use crate::harness::{Crontap, Receiver, Reply, default_signals, eventually};
+use crate::harness::{Crontap, Receiver, Reply, alive, default_signals, eventually};
 
 /// A job that says it is ready and then waits, with core dumps off for SIGQUIT.
 const WAIT: &str = "ulimit -c 0; echo ready; exec sleep 60";
@@ -68,19 +68,6 @@ fn the_whole_group_dies_on_sigterm() {
     for pid in std::fs::read_to_string(&pids).unwrap().lines() {
         let gone = eventually(Duration::from_secs(5), || !alive(pid));
         assert!(gone, "background process {pid} survived");
-    }
-}
-
-/// Whether a process exists and is not a zombie.
-fn alive(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z'),
-        Err(_) => false,
     }
 }
 

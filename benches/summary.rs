@@ -8,9 +8,9 @@
 
 use std::time::{Duration, Instant};
 
-use crontap_run::outcome::Outcome;
+use crontap_run::report::summary::failure_message;
+use crontap_run::run::outcome::Outcome;
 use crontap_run::scrub::Scrubber;
-use crontap_run::summary::failure_message;
 
 const TAIL: usize = 64 * 1024;
 

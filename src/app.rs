@@ -16,14 +16,14 @@ use nix::unistd::Whence;
 
 use crate::cli::{Cli, Command};
 use crate::config::{self, Config, HistoryConfig};
-use crate::heartbeat::{Heartbeat, HeartbeatUrl};
-use crate::history::{self, Entry, PingResult, RunResult};
-use crate::outcome::HumanDuration;
-use crate::ping;
 use crate::report::Report;
-use crate::signals;
+use crate::report::heartbeat::{Heartbeat, HeartbeatUrl};
+use crate::report::ping;
+use crate::run::outcome::HumanDuration;
+use crate::run::signals;
+use crate::run::supervise::{ChildSpec, Finished, Supervisor};
+use crate::state::history::{self, Entry, PingResult, RunResult};
 use crate::state::{self, Admission, Held, Plan};
-use crate::supervise::{ChildSpec, Finished, Supervisor};
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {

@@ -12,14 +12,14 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 
 use crate::cli::{Cli, HistoryArgs, RunArgs};
-use crate::heartbeat::{self, Heartbeat};
-use crate::job;
 use crate::log;
-use crate::ping;
-use crate::retry;
+use crate::report::heartbeat::{self, Heartbeat};
+use crate::report::ping;
+use crate::run::retry;
+use crate::run::supervise;
+use crate::state::job;
 use crate::state::location::{self, Engine, Remote, StateUrl};
 use crate::state::{self, disk};
-use crate::supervise;
 
 /// `--kill-after` when not given.
 const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);

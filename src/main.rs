@@ -10,7 +10,7 @@ const OWN_ERROR: u8 = 125;
 /// ignored, so that the job can be given the state crontap-run was started with.
 #[used]
 #[unsafe(link_section = ".init_array")]
-static RECORD_INHERITED_SIGNALS: extern "C" fn() = crontap_run::signals::record_inherited;
+static RECORD_INHERITED_SIGNALS: extern "C" fn() = crontap_run::run::signals::record_inherited;
 
 fn main() -> ExitCode {
     match crontap_run::app::main(std::env::args_os()) {

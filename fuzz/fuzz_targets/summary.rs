@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use crontap_run::outcome::Outcome;
+use crontap_run::run::outcome::Outcome;
 use crontap_run::scrub::Scrubber;
-use crontap_run::summary::failure_message;
+use crontap_run::report::summary::failure_message;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

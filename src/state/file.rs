@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::disk;
 use super::{Claim, Lease, RETENTION, Status, Store, Target};
-use crate::job;
+use crate::state::job;
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
 const LAST_SECOND: u64 = 253_402_300_799;

@@ -13,6 +13,8 @@
 
 pub mod disk;
 pub mod file;
+pub mod history;
+pub mod job;
 pub mod location;
 #[cfg(feature = "postgres")]
 pub mod postgres;
@@ -27,7 +29,6 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 
-use crate::job;
 use location::Remote;
 
 /// How long a finished key's record is kept after its period ends (or, for an explicit key,
@@ -172,7 +173,7 @@ fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
     // One line whatever the path holds (a newline in a path would split the message).
     let unusable = format!(
         "the state directory {} is unusable (set it with --state-dir or CRONTAP_STATE_DIR)",
-        crate::sanitize::one_line(&dir.display().to_string())
+        crate::scrub::sanitize::one_line(&dir.display().to_string())
     );
     let store = file::FileStore::open(dir).with_context(|| unusable.clone())?;
     Ok((Box::new(store), unusable))

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use crontap_run::heartbeat::HeartbeatUrl;
-use crontap_run::outcome::Outcome;
+use crontap_run::report::heartbeat::HeartbeatUrl;
+use crontap_run::report::summary;
+use crontap_run::run::outcome::Outcome;
 use crontap_run::scrub::{REDACTED, Scrubber};
-use crontap_run::summary;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
 

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 
-use crontap_run::outcome::Outcome;
+use crontap_run::report::summary::failure_message;
+use crontap_run::run::outcome::Outcome;
 use crontap_run::scrub::Scrubber;
-use crontap_run::summary::failure_message;
 
 fn scrubber() -> Scrubber {
     Scrubber::new(

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use reqwest::{Client, StatusCode, Url, header, redirect};
 
-use crate::outcome::HumanDuration;
-use crate::signals;
-use crate::tls;
+use crate::report::tls;
+use crate::run::outcome::HumanDuration;
+use crate::run::signals;
 
 const BASE_DELAY: Duration = Duration::from_secs(1);
 const MAX_DELAY: Duration = Duration::from_secs(10);

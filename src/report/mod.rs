@@ -1,15 +1,18 @@
 //! The report of a run: the success ping, or the failure ping with its summary; printed
 //! instead of sent in a dry run.
 
+pub mod heartbeat;
+pub mod ping;
+pub mod summary;
+pub mod tls;
+
 use std::io::{self, Write};
 
-use crate::heartbeat::HeartbeatUrl;
-use crate::history::PingResult;
-use crate::ping;
-use crate::sanitize;
+use crate::report::heartbeat::HeartbeatUrl;
+use crate::run::supervise::Finished;
 use crate::scrub::Scrubber;
-use crate::summary;
-use crate::supervise::Finished;
+use crate::scrub::sanitize;
+use crate::state::history::PingResult;
 
 /// What is sent for a finished run: nothing extra on success, the summary on failure.
 pub enum Report {

@@ -14,10 +14,14 @@
 //!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
+pub mod personal;
+pub mod sanitize;
+pub mod structure;
+pub mod tokens;
+pub mod traces;
+
 use std::borrow::Cow;
 use std::ffi::OsString;
-
-use crate::{personal, structure, tokens};
 
 pub const REDACTED: &str = "[REDACTED]";
 

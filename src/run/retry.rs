@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use crate::outcome::Outcome;
+use crate::run::outcome::Outcome;
 
 /// Longest single wait between attempts, and the most `--retry-delay` may be.
 pub const MAX_WAIT: Duration = Duration::from_secs(3600);

@@ -13,8 +13,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::outcome::HumanDuration;
-use crate::sanitize;
+use crate::run::outcome::HumanDuration;
+use crate::scrub::sanitize;
 use crate::state::disk;
 
 /// Most runs kept per job after a trim.

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use crate::outcome::Outcome;
-use crate::sanitize;
+use crate::run::outcome::Outcome;
+use crate::scrub::sanitize;
+use crate::scrub::traces;
 use crate::scrub::{REDACTED, Scrubber};
-use crate::traces;
 
 const ELLIPSIS: &str = "…";
 

@@ -26,11 +26,11 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
-use crate::lifeline::Lifeline;
-use crate::outcome::Outcome;
-use crate::signals::{self, Inherited};
-use crate::tee::{self, Stream, Tee};
-use crate::terminal::{self, Terminal};
+use crate::run::lifeline::Lifeline;
+use crate::run::outcome::Outcome;
+use crate::run::signals::{self, Inherited};
+use crate::run::tee::{self, Stream, Tee};
+use crate::run::terminal::{self, Terminal};
 
 /// How long to keep reading output after the command exited: a background process it left
 /// behind may hold the pipes open indefinitely.

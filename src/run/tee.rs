@@ -129,7 +129,7 @@ impl Tee {
                 let others_output = shared.bytes_read - read_at_exit > self.in_flight;
                 // Told to stop: pass on what is at hand, but do not wait long for a reader.
                 let stop =
-                    crate::signals::stop_received().is_some() && start.elapsed() >= STOP_DRAIN;
+                    crate::run::signals::stop_received().is_some() && start.elapsed() >= STOP_DRAIN;
                 if waited >= grace || others_output || stop || start.elapsed() >= STUCK_READER {
                     return;
                 }

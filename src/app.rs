@@ -15,33 +15,40 @@ use nix::sys::signal::Signal;
 use nix::unistd::Whence;
 
 use crate::cli::{Cli, Command};
-use crate::config::{self, Config, HistoryConfig};
-use crate::report::Report;
-use crate::report::heartbeat::{Heartbeat, HeartbeatUrl};
-use crate::report::ping;
+use crate::config::{self, Config, Environment, HistoryConfig};
+use crate::report::heartbeat::Heartbeat;
+use crate::report::{PingResult, Reporter};
 use crate::run::outcome::HumanDuration;
-use crate::run::signals;
+use crate::run::signals::{self, StopRequests};
 use crate::run::supervise::{ChildSpec, Finished, Supervisor};
-use crate::state::history::{self, Entry, PingResult, RunResult};
-use crate::state::{self, Admission, Held, Plan};
+use crate::state::history::{self, Entry, RunResult};
+use crate::state::{self, Admission, Plan};
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     let Some(cli) = Cli::from_args(args)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    let env = |name: &str| std::env::var_os(name);
-    config::log_settings(&cli, env)?.init();
+    let env = Environment::current();
+    config::log_settings(&cli, &env)?.init();
     match cli.subcommand {
-        Some(Command::History(args)) => print_history(&HistoryConfig::new(args, env)?),
-        None => run(Config::new(cli.run, cli.command, env)?),
+        Some(Command::History(args)) => print_history(&HistoryConfig::new(args, &env)?),
+        None => run(Config::new(cli.run, cli.command, &env)?),
     }
 }
 
 fn run(config: Config) -> Result<ExitCode> {
-    let url = match &config.heartbeat {
-        Heartbeat::Configured(url) => Some(url),
-        Heartbeat::Missing(_) => None,
+    let stop = StopRequests::watch();
+    let reporter = Reporter {
+        url: match &config.heartbeat {
+            Heartbeat::Configured(url) => Some(url),
+            Heartbeat::Missing(_) => None,
+        },
+        secrets: &config.secrets,
+        msg_max: config.msg_max,
+        policy: config.ping,
+        dry_run: config.dry_run,
+        stop: &stop,
     };
     let run_id = uuid::Uuid::new_v4().to_string();
     let started = SystemTime::now();
@@ -53,9 +60,24 @@ fn run(config: Config) -> Result<ExitCode> {
     });
     let held = match &record {
         None => None,
-        Some(record) => match admit(record, &config, url)? {
-            Some(held) => Some(held),
-            None => return Ok(ExitCode::SUCCESS),
+        Some(record) => match state::admit(record.plan, record.run_id, record.started) {
+            Ok(Admission::Run(held)) => Some(held),
+            Ok(Admission::Skip(reason)) => {
+                tracing::info!("skipped: {reason}");
+                record.append(
+                    RunResult::Skipped,
+                    None,
+                    0,
+                    PingResult::NotSent,
+                    Some(reason),
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            // An unusable store is crontap-run's own error, reported with a fail ping too.
+            Err(err) => {
+                reporter.not_run(&err);
+                return Err(err);
+            }
         },
     };
     if let (Heartbeat::Missing(why), false) = (&config.heartbeat, config.dry_run) {
@@ -77,7 +99,7 @@ fn run(config: Config) -> Result<ExitCode> {
         env_set,
         guarded: held.is_some(),
     };
-    let last = run_attempts(&config, spec)?;
+    let last = run_attempts(&config, spec, stop.clone())?;
     let succeeded = last.finished.outcome.is_success();
 
     // Recorded before the ping, so that a slow ping never holds up the next run.
@@ -87,59 +109,22 @@ fn run(config: Config) -> Result<ExitCode> {
         tracing::error!("cannot record the run's result in the state store: {err:#}");
     }
 
-    let report = Report::new(
-        &last.finished,
-        last.attempt_of(&config),
-        url,
-        &config.secrets,
-        config.msg_max,
-    );
-    let pinged = report.deliver(url, ping_policy(&config, last.stop), config.dry_run);
+    let delivered = reporter.finished(&last.finished, last.attempt_of(&config), last.stop);
     if let Some(record) = &record {
         let result = match succeeded {
             true => RunResult::Succeeded,
             false => RunResult::Failed,
         };
         let exit = Some(last.finished.outcome.exit_code());
-        let msg = report.message().map(str::to_owned);
-        record.append(result, exit, last.attempt, pinged, msg);
+        record.append(
+            result,
+            exit,
+            last.attempt,
+            delivered.ping,
+            delivered.message,
+        );
     }
     Ok(ExitCode::from(last.finished.outcome.exit_code()))
-}
-
-/// Takes the lock and key the run asks for. `None`: the run is not due and was skipped.
-/// An unusable store is crontap-run's own error, reported with a fail ping too: the job
-/// did not run, and the operator looks at the monitor.
-fn admit(record: &Record<'_>, config: &Config, url: Option<&HeartbeatUrl>) -> Result<Option<Held>> {
-    match state::admit(record.plan, record.run_id, record.started) {
-        Ok(Admission::Run(held)) => Ok(Some(held)),
-        Ok(Admission::Skip(reason)) => {
-            tracing::info!("skipped: {reason}");
-            let skipped = RunResult::Skipped;
-            record.append(skipped, None, 0, PingResult::NotSent, Some(reason));
-            Ok(None)
-        }
-        Err(err) => {
-            let report = Report::not_run(&err, url, &config.secrets, config.msg_max);
-            report.deliver(url, config.ping, config.dry_run);
-            Err(err)
-        }
-    }
-}
-
-/// Told to stop (by systemd, Kubernetes, `kill`): report quickly, well inside the grace
-/// period the sender allows before it kills crontap-run.
-fn ping_policy(config: &Config, stop: Option<Signal>) -> ping::Policy {
-    match stop {
-        Some(signal) => {
-            tracing::debug!(
-                signal = signal.as_str(),
-                "stop requested; using the shutdown ping budget"
-            );
-            config.ping.within(signals::SHUTDOWN_BUDGET)
-        }
-        None => config.ping,
-    }
 }
 
 /// The attempt that ended a run.
@@ -147,7 +132,7 @@ struct Last {
     finished: Finished,
     /// Its number, from 1.
     attempt: u32,
-    /// The stop signal crontap-run received, if any.
+    /// The stop signal crontap-run received, as the supervisor reported it.
     stop: Option<Signal>,
 }
 
@@ -160,8 +145,8 @@ impl Last {
 }
 
 /// Runs the command until an attempt succeeds or the retry policy says stop.
-fn run_attempts(config: &Config, spec: ChildSpec<'_>) -> Result<Last> {
-    let supervisor = Supervisor::new()?;
+fn run_attempts(config: &Config, spec: ChildSpec<'_>, stop: StopRequests) -> Result<Last> {
+    let supervisor = Supervisor::new(stop)?;
     let policy = &config.retry;
     // Each attempt reads stdin from where the first one started, when stdin can seek (a
     // file); a pipe is read once, so a later attempt sees only what is left.
@@ -176,7 +161,7 @@ fn run_attempts(config: &Config, spec: ChildSpec<'_>) -> Result<Last> {
             .env_set
             .push(("CRONTAP_ATTEMPT", attempt.to_string()));
         let finished = supervisor.run(&spec_now, config.limits)?;
-        let stop = finished.stop_signal.or_else(signals::stop_received);
+        let stop = finished.stop_signal;
         let ended_by_signal = stop.is_some() || finished.termination_forwarded;
         if !policy.should_retry(attempt, &finished.outcome, ended_by_signal) {
             return Ok(Last {
@@ -192,10 +177,11 @@ fn run_attempts(config: &Config, spec: ChildSpec<'_>) -> Result<Last> {
             finished.outcome.describe(finished.elapsed),
             HumanDuration(wait)
         );
-        let interrupted = supervisor.pause(wait);
-        if let Some(signal) = interrupted.or_else(signals::stop_received) {
+        if let Some(signal) = supervisor.pause(wait) {
             tracing::debug!(signal = signal.as_str(), "told to stop; no more attempts");
-            let stop = signals::stop_received();
+            // A hangup or quit ends the retries too, but only a stop request shortens the
+            // report.
+            let stop = Some(signal).filter(|s| signals::is_stop_request(*s));
             return Ok(Last {
                 finished,
                 attempt,
@@ -228,7 +214,7 @@ impl Record<'_> {
         ping: PingResult,
         msg: Option<String>,
     ) {
-        let Ok(dir) = &self.plan.dir else { return };
+        let Some(dir) = &self.plan.dir else { return };
         let ended = SystemTime::now();
         let duration = ended.duration_since(self.started).unwrap_or(Duration::ZERO);
         let entry = Entry {

@@ -9,17 +9,16 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use crate::cli::{Cli, HistoryArgs, RunArgs};
 use crate::log;
 use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::ping;
-use crate::run::retry;
-use crate::run::supervise;
-use crate::state::job;
+use crate::run::{retry, supervise};
+use crate::scrub::exact;
 use crate::state::location::{self, Engine, Remote, StateUrl};
-use crate::state::{self, disk};
+use crate::state::{self, disk, job};
 
 /// `--kill-after` when not given.
 const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
@@ -55,8 +54,28 @@ pub struct Config {
     pub msg_max: usize,
     pub dry_run: bool,
     /// Credentials crontap-run holds besides the heartbeat URL (the state store URL's user
-    /// and password), scrubbed from anything sent like the URL's own parts.
+    /// and password, the values of secret-looking variables in its environment), scrubbed
+    /// from anything sent like the URL's own parts.
     pub secrets: Vec<String>,
+}
+
+/// crontap-run's own environment, read once at start-up; configuration looks variables up
+/// here and nowhere else.
+pub struct Environment(Vec<(OsString, OsString)>);
+
+impl Environment {
+    /// The environment crontap-run was started with.
+    pub fn current() -> Environment {
+        Environment(std::env::vars_os().collect())
+    }
+
+    /// The value of `name`, if set.
+    pub fn get(&self, name: &str) -> Option<OsString> {
+        self.0
+            .iter()
+            .find(|(n, _)| n.as_os_str() == name)
+            .map(|(_, v)| v.clone())
+    }
 }
 
 /// What `crontap-run history` prints.
@@ -69,19 +88,17 @@ pub struct HistoryConfig {
 
 /// The log settings alone, read first so that errors found later are logged in the chosen
 /// format.
-pub fn log_settings(cli: &Cli, env: impl Fn(&str) -> Option<OsString>) -> Result<log::Settings> {
-    let directive = env("CRONTAP_LOG").map(|v| v.to_string_lossy().into_owned());
+pub fn log_settings(cli: &Cli, env: &Environment) -> Result<log::Settings> {
+    let directive = env
+        .get("CRONTAP_LOG")
+        .map(|v| v.to_string_lossy().into_owned());
     let run = &cli.run;
     log::Settings::new(run.quiet, run.verbose, directive.as_deref(), run.log_format)
 }
 
 impl Config {
-    /// Validates the options of a run; `env` looks up environment variables.
-    pub fn new(
-        args: RunArgs,
-        command: Vec<OsString>,
-        env: impl Fn(&str) -> Option<OsString>,
-    ) -> Result<Config> {
+    /// Validates the options of a run, with `env` for the variables that set or hold any.
+    pub fn new(args: RunArgs, command: Vec<OsString>, env: &Environment) -> Result<Config> {
         if args.url_env.is_empty() || args.url_env.contains(['=', '\0']) {
             bail!("--url-env must name an environment variable");
         }
@@ -92,9 +109,9 @@ impl Config {
             bail!("--ping-budget must be at most 15m");
         }
         let retry = retry_policy(&args)?;
-        let state = state_plan(&args, &command, &env)?;
+        let state = state_plan(&args, &command, env)?;
 
-        let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, &env)?;
+        let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
 
         let mut env_remove: Vec<String> = URL_VARS.iter().map(|v| (*v).to_owned()).collect();
         if !env_remove.contains(&args.url_env) {
@@ -123,20 +140,23 @@ impl Config {
                 .state_url
                 .as_deref()
                 .map(url_secrets)
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into_iter()
+                .chain(exact::secret_values(env.0.iter().cloned()))
+                .collect(),
         })
     }
 }
 
 impl HistoryConfig {
-    pub fn new(args: HistoryArgs, env: impl Fn(&str) -> Option<OsString>) -> Result<HistoryConfig> {
+    pub fn new(args: HistoryArgs, env: &Environment) -> Result<HistoryConfig> {
         if let Some(name) = &args.job {
             job::validate_name(name, "--job")?;
         }
         // History stays on this host, also for runs whose store is a server.
         let dir = match state_location(args.state_dir, args.state_url.as_deref())?.0 {
             Some(dir) => dir,
-            None => disk::default_dir(env)?,
+            None => disk::default_dir(|n| env.get(n)).context(disk::NO_DEFAULT_DIR)?,
         };
         Ok(HistoryConfig {
             dir,
@@ -172,7 +192,7 @@ fn retry_policy(args: &RunArgs) -> Result<retry::Policy> {
 fn state_plan(
     args: &RunArgs,
     command: &[OsString],
-    env: &impl Fn(&str) -> Option<OsString>,
+    env: &Environment,
 ) -> Result<Option<state::Plan>> {
     if let Some(name) = &args.job {
         job::validate_name(name, "--job (CRONTAP_JOB)")?;
@@ -204,10 +224,7 @@ fn state_plan(
     if let Some(remote) = &remote {
         check_remote(remote)?;
     }
-    let dir = match dir {
-        Some(dir) => Ok(dir),
-        None => disk::default_dir(env).map_err(|e| format!("{e:#}")),
-    };
+    let dir = dir.or_else(|| disk::default_dir(|n| env.get(n)));
     Ok(Some(state::Plan {
         dir,
         remote,

@@ -1,11 +1,20 @@
 //! crontap-run: runs a scheduled command and reports its outcome to a Crontap heartbeat URL.
 //!
-//! The binary's `main` calls [`app::main`]; the modules are public so that benchmarks and
-//! fuzz targets can reach the pieces they exercise.
+//! The binary's `main` calls [`app::main`]. ARCHITECTURE.md walks through one run and says
+//! what each folder owns.
+//!
+//! Everything is private to the crate except what something outside it needs:
+//! - [`app`] and [`log`]: the binary's `main` runs [`app::main`] and prints errors with
+//!   [`log::report_error`]; [`run::signals::record_inherited`] runs before `main`.
+//! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`].
+//! - [`scrub`], [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the summary
+//!   benchmark, the fuzz target and the corpus and property tests build failure summaries.
+//! - [`state`]'s store interface and server stores: the integration tests drive PostgreSQL
+//!   and Redis stores directly to test fencing and leases.
 
 pub mod app;
 pub mod cli;
-pub mod config;
+pub(crate) mod config;
 pub mod log;
 pub mod report;
 pub mod run;

@@ -1,93 +1,166 @@
-//! The report of a run: the success ping, or the failure ping with its summary; printed
-//! instead of sent in a dry run.
+//! Telling the heartbeat service how a run went: the success ping, or the failure ping with
+//! its summary; printed instead of sent in a dry run.
+//!
+//! [`heartbeat`] reads and validates the URL and builds the URLs sent; [`summary`] writes the
+//! failure message; [`ping`] sends one GET with retries inside a time budget, over the TLS
+//! set up by [`tls`]. [`Reporter`] ties them together for one run.
+//!
+//! The invariant this wing keeps: nothing in it can change crontap-run's exit status or hold
+//! up the command. It is reached only after the command ended (or could not start), every
+//! failure here ends as a [`PingResult`] and a log line, and the URL never appears in
+//! anything it prints.
 
 pub mod heartbeat;
-pub mod ping;
+pub(crate) mod ping;
 pub mod summary;
-pub mod tls;
+pub(crate) mod tls;
 
 use std::io::{self, Write};
 
-use crate::report::heartbeat::HeartbeatUrl;
-use crate::run::supervise::Finished;
-use crate::scrub::Scrubber;
-use crate::scrub::sanitize;
-use crate::state::history::PingResult;
+use nix::sys::signal::Signal;
+use serde::{Deserialize, Serialize};
 
-/// What is sent for a finished run: nothing extra on success, the summary on failure.
-pub enum Report {
+use crate::run::signals::{self, StopRequests};
+use crate::run::supervise::Finished;
+use crate::scrub::{Scrubber, sanitize};
+use heartbeat::HeartbeatUrl;
+
+/// What became of a run's ping, as history records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PingResult {
+    #[serde(rename = "sent")]
+    Sent,
+    #[serde(rename = "failed")]
+    Failed,
+    #[serde(rename = "not configured")]
+    NotConfigured,
+    #[serde(rename = "not sent")]
+    NotSent,
+}
+
+impl PingResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PingResult::Sent => "sent",
+            PingResult::Failed => "failed",
+            PingResult::NotConfigured => "not configured",
+            PingResult::NotSent => "not sent",
+        }
+    }
+}
+
+/// How a run's report went: what became of the ping, and the summary sent on failure.
+pub struct Delivered {
+    pub ping: PingResult,
+    pub message: Option<String>,
+}
+
+/// Reports the runs of one invocation: where to, within which limits, and what to scrub.
+pub struct Reporter<'a> {
+    /// `None` when no URL is configured: nothing is sent.
+    pub url: Option<&'a HeartbeatUrl>,
+    /// Secrets crontap-run holds besides the URL's own parts (the state store's
+    /// credentials, values of secret-looking variables in its environment).
+    pub secrets: &'a [String],
+    pub msg_max: usize,
+    pub policy: ping::Policy,
+    pub dry_run: bool,
+    /// Consulted while sending: a stop request cuts the delivery down to the shutdown budget.
+    pub stop: &'a StopRequests,
+}
+
+impl Reporter<'_> {
+    /// Reports the attempt that ended a run. `attempt` is `(k, n)` when retries were
+    /// allowed; `stop` is the stop request crontap-run received, as the supervisor reported
+    /// it: the report then gets only the shutdown budget.
+    pub fn finished(
+        &self,
+        finished: &Finished,
+        attempt: Option<(u32, u32)>,
+        stop: Option<Signal>,
+    ) -> Delivered {
+        let report = match finished.outcome.is_success() {
+            true => Report::Success,
+            false => {
+                let mut head = finished.outcome.describe(finished.elapsed);
+                if let Some((k, n)) = attempt {
+                    head = format!("{head} (attempt {k} of {n})");
+                }
+                Report::Failure(summary::failure_message_with(
+                    head,
+                    &finished.stdout_tail,
+                    &finished.stderr_tail,
+                    &self.scrubber(),
+                    self.msg_max,
+                ))
+            }
+        };
+        let policy = match stop {
+            Some(signal) => {
+                tracing::debug!(
+                    signal = signal.as_str(),
+                    "stop requested; using the shutdown ping budget"
+                );
+                self.policy.within(signals::SHUTDOWN_BUDGET)
+            }
+            None => self.policy,
+        };
+        let ping = self.deliver(&report, policy);
+        Delivered {
+            ping,
+            message: report.into_message(),
+        }
+    }
+
+    /// Reports a run that did not start because of crontap-run's own error (an unusable
+    /// state store): the job did not run, and the operator looks at the monitor.
+    pub fn not_run(&self, err: &anyhow::Error) -> PingResult {
+        let text = self.scrubber().scrub(&format!("not run: {err:#}"));
+        let report = Report::Failure(summary::truncate(&sanitize::one_line(&text), self.msg_max));
+        self.deliver(&report, self.policy)
+    }
+
+    /// Scrubs the heartbeat URL's own parts and the other secrets crontap-run knows.
+    fn scrubber(&self) -> Scrubber {
+        let mut exact = self.url.map(HeartbeatUrl::secrets).unwrap_or_default();
+        exact.extend_from_slice(self.secrets);
+        Scrubber::new(exact, [])
+    }
+
+    /// Sends `report`, or prints it in a dry run.
+    fn deliver(&self, report: &Report, policy: ping::Policy) -> PingResult {
+        match self.url {
+            _ if self.dry_run => {
+                report.print_dry_run(self.url);
+                PingResult::NotSent
+            }
+            Some(url) => report.send(url, policy, self.stop),
+            None => PingResult::NotConfigured,
+        }
+    }
+}
+
+/// What is sent for a run: nothing extra on success, the summary on failure.
+enum Report {
     Success,
     Failure(String),
 }
 
 impl Report {
-    /// The report of a finished run; `attempt` is `(k, n)` when retries were allowed.
-    pub fn new(
-        finished: &Finished,
-        attempt: Option<(u32, u32)>,
-        url: Option<&HeartbeatUrl>,
-        secrets: &[String],
-        msg_max: usize,
-    ) -> Report {
-        if finished.outcome.is_success() {
-            return Report::Success;
-        }
-        let mut head = finished.outcome.describe(finished.elapsed);
-        if let Some((k, n)) = attempt {
-            head = format!("{head} (attempt {k} of {n})");
-        }
-        Report::Failure(summary::failure_message_with(
-            head,
-            &finished.stdout_tail,
-            &finished.stderr_tail,
-            &scrubber(url, secrets),
-            msg_max,
-        ))
-    }
-
-    /// The report of a run that did not start because of crontap-run's own error.
-    pub fn not_run(
-        err: &anyhow::Error,
-        url: Option<&HeartbeatUrl>,
-        secrets: &[String],
-        msg_max: usize,
-    ) -> Report {
-        let text = scrubber(url, secrets).scrub(&format!("not run: {err:#}"));
-        Report::Failure(summary::truncate(&sanitize::one_line(&text), msg_max))
-    }
-
-    /// The summary sent, for a failure.
-    pub fn message(&self) -> Option<&str> {
+    fn into_message(self) -> Option<String> {
         match self {
             Report::Success => None,
             Report::Failure(msg) => Some(msg),
         }
     }
 
-    /// Sends the report, or prints it in a dry run.
-    pub fn deliver(
-        &self,
-        url: Option<&HeartbeatUrl>,
-        policy: ping::Policy,
-        dry_run: bool,
-    ) -> PingResult {
-        match url {
-            _ if dry_run => {
-                self.print_dry_run(url);
-                PingResult::NotSent
-            }
-            Some(url) => self.send(url, policy),
-            None => PingResult::NotConfigured,
-        }
-    }
-
-    fn send(&self, url: &HeartbeatUrl, policy: ping::Policy) -> PingResult {
+    fn send(&self, url: &HeartbeatUrl, policy: ping::Policy, stop: &StopRequests) -> PingResult {
         let target = match self {
             Report::Success => url.success(),
             Report::Failure(msg) => url.failure(msg),
         };
         let host = url.host();
-        match ping::send(target, policy) {
+        match ping::send(target, policy, stop) {
             Ok(attempts) => {
                 tracing::debug!(%host, attempts, "heartbeat sent");
                 PingResult::Sent
@@ -121,12 +194,4 @@ impl Report {
             "crontap-run: dry run{note}, nothing sent; would send: {request}"
         );
     }
-}
-
-/// Scrubs the heartbeat URL's own parts, the other `secrets` crontap-run knows (the state
-/// store's credentials) and the values of secret-looking variables.
-fn scrubber(url: Option<&HeartbeatUrl>, secrets: &[String]) -> Scrubber {
-    let mut exact = url.map(HeartbeatUrl::secrets).unwrap_or_default();
-    exact.extend_from_slice(secrets);
-    Scrubber::new(exact, std::env::vars_os())
 }

@@ -13,7 +13,7 @@ use reqwest::{Client, StatusCode, Url, header, redirect};
 
 use crate::report::tls;
 use crate::run::outcome::HumanDuration;
-use crate::run::signals;
+use crate::run::signals::{self, StopRequests};
 
 const BASE_DELAY: Duration = Duration::from_secs(1);
 const MAX_DELAY: Duration = Duration::from_secs(10);
@@ -68,8 +68,9 @@ enum AttemptError {
     Final(String),
 }
 
-/// Sends one GET to `url`, retrying per `policy`. Returns the number of attempts made.
-pub fn send(url: Url, policy: Policy) -> Result<u32, PingError> {
+/// Sends one GET to `url`, retrying per `policy`, cut down to the shutdown budget if `stop`
+/// records a stop request meanwhile. Returns the number of attempts made.
+pub fn send(url: Url, policy: Policy, stop: &StopRequests) -> Result<u32, PingError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -83,7 +84,7 @@ pub fn send(url: Url, policy: Policy) -> Result<u32, PingError> {
         tokio::select! {
             result = &mut delivery => result,
             // Told to stop while reporting: finish within the shutdown budget.
-            signal = signals::stop_requested() => {
+            signal = stop.requested() => {
                 tracing::debug!(signal = signal.as_str(), "stop requested while reporting");
                 let limit = signals::SHUTDOWN_BUDGET;
                 tokio::time::timeout(limit, delivery).await.unwrap_or_else(|_| {

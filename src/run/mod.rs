@@ -1,9 +1,20 @@
-//! Running the command.
+//! Running the command: the child process, its output, the signals crontap-run passes on,
+//! the terminal, and how the run ended.
+//!
+//! [`supervise`] starts the command as the leader of its own process group and watches it
+//! until it ends; [`tee`] passes its output through and keeps a tail of each stream;
+//! [`signals`] says which signals are forwarded and why, and records stop requests to
+//! crontap-run itself; [`terminal`] hands the terminal's foreground to the job; [`lifeline`]
+//! kills the job's group if crontap-run dies while it holds state; [`outcome`] turns an
+//! exit status into crontap-run's own; [`retry`] decides whether a failed attempt runs again.
+//!
+//! The invariant this wing keeps: the command's exit status reaches [`outcome::Outcome`]
+//! unchanged, and only a stop crontap-run decided on (`--timeout`) replaces it.
 
-pub mod lifeline;
+pub(crate) mod lifeline;
 pub mod outcome;
-pub mod retry;
+pub(crate) mod retry;
 pub mod signals;
-pub mod supervise;
-pub mod tee;
-pub mod terminal;
+pub(crate) mod supervise;
+pub(crate) mod tee;
+pub(crate) mod terminal;

@@ -8,8 +8,8 @@
 //! installed here would otherwise replace dispositions the caller chose to ignore (`nohup`
 //! ignores SIGHUP; a shell ignores SIGINT for background jobs).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
@@ -44,41 +44,14 @@ pub fn is_termination(signal: Signal) -> bool {
 /// budget. SIGHUP and SIGQUIT are not among them (they often mean "reload" or "dump").
 const STOP_SIGNALS: [Signal; 2] = [Signal::SIGTERM, Signal::SIGINT];
 
-/// The stop signal received, recorded by a signal handler so that no part of crontap-run
-/// can miss it, whichever part happened to be listening (0: none).
-static STOP_RECEIVED: LazyLock<Arc<AtomicUsize>> = LazyLock::new(|| Arc::new(AtomicUsize::new(0)));
-
-/// Starts recording stop signals (idempotent). Called before the job starts.
-pub fn record_stop_requests() {
-    static REGISTERED: AtomicBool = AtomicBool::new(false);
-    if REGISTERED.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    for sig in STOP_SIGNALS.into_iter().filter(|s| !inherited_ignored(*s)) {
-        let flag = Arc::clone(&STOP_RECEIVED);
-        if let Err(err) = signal_hook::flag::register_usize(sig as i32, flag, sig as usize) {
-            tracing::debug!(%err, signal = sig.as_str(), "cannot record stop requests");
-        }
-    }
-}
-
-/// The stop signal crontap-run has received, if any.
-pub fn stop_received() -> Option<Signal> {
-    match STOP_RECEIVED.load(Ordering::SeqCst) {
-        0 => None,
-        n => Signal::try_from(n as i32).ok(),
-    }
+/// Whether `signal` is a request to crontap-run itself to stop.
+pub fn is_stop_request(signal: Signal) -> bool {
+    STOP_SIGNALS.contains(&signal)
 }
 
 /// Time allowed for the report after crontap-run was told to stop: short enough for the
 /// 30 s grace of Kubernetes and the default 90 s of systemd, even after `--kill-after`.
 pub const SHUTDOWN_BUDGET: Duration = Duration::from_secs(5);
-
-/// Resolves when crontap-run has received a stop signal, including one that arrived
-/// before the call; never, if none can be watched.
-pub async fn stop_requested() -> Signal {
-    first_of(&STOP_SIGNALS).await
-}
 
 /// Signals that end a job, so none that ended or interrupted an attempt is followed by
 /// another: whoever sent it wanted the job gone, not repeated.
@@ -89,29 +62,75 @@ pub const TERMINATION: [Signal; 4] = [
     Signal::SIGQUIT,
 ];
 
-/// Resolves when crontap-run receives one of `signals` (those it was not started with
-/// ignored), or at once if a stop signal already arrived; never, if none can be watched.
-pub async fn first_of(signals: &[Signal]) -> Signal {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    for &sig in signals.iter().filter(|s| !inherited_ignored(**s)) {
-        if let Ok(mut stream) = signal(SignalKind::from_raw(sig as i32)) {
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                if stream.recv().await.is_some() {
-                    let _ = tx.send(sig);
-                }
-            });
+/// Stop requests to crontap-run itself (SIGTERM, SIGINT): the one record of whether it was
+/// told to stop.
+///
+/// A signal handler sets it, so a request is kept whichever part of crontap-run is busy when
+/// it arrives: the supervisor between two attempts, the output still draining, the ping.
+/// The run makes one at start-up and hands it to the [`Supervisor`](super::supervise::Supervisor),
+/// which reports what it saw in each finished attempt and each pause, and to the report,
+/// which shortens its budget if a request arrives while it is sending.
+#[derive(Clone)]
+pub struct StopRequests(Arc<AtomicUsize>);
+
+impl StopRequests {
+    /// Starts recording stop requests. Signals that crontap-run was started with ignored stay
+    /// ignored: whoever started it chose that nothing should react to them.
+    pub fn watch() -> StopRequests {
+        let received = Arc::new(AtomicUsize::new(0));
+        for sig in STOP_SIGNALS.into_iter().filter(|s| !inherited_ignored(*s)) {
+            let flag = Arc::clone(&received);
+            if let Err(err) = signal_hook::flag::register_usize(sig as i32, flag, sig as usize) {
+                tracing::debug!(%err, signal = sig.as_str(), "cannot record stop requests");
+            }
+        }
+        StopRequests(received)
+    }
+
+    /// A record no signal sets, for tests of the parts that read one.
+    #[cfg(test)]
+    pub fn unwatched() -> StopRequests {
+        StopRequests(Arc::new(AtomicUsize::new(0)))
+    }
+
+    /// The stop signal received so far, if any.
+    pub fn received(&self) -> Option<Signal> {
+        match self.0.load(Ordering::SeqCst) {
+            0 => None,
+            n => Signal::try_from(n as i32).ok(),
         }
     }
-    drop(tx);
-    // Checked after the streams exist, so a signal cannot slip between the two.
-    if let Some(sig) = stop_received() {
-        return sig;
+
+    /// Resolves when crontap-run has been told to stop, including before the call; never,
+    /// if no stop signal can be watched.
+    pub async fn requested(&self) -> Signal {
+        self.first_of(&STOP_SIGNALS).await
     }
-    match rx.recv().await {
-        Some(sig) => sig,
-        None => std::future::pending().await,
+
+    /// Resolves when crontap-run receives one of `signals` (those it was not started with
+    /// ignored), or at once if it was already told to stop; never, if none can be watched.
+    pub async fn first_of(&self, signals: &[Signal]) -> Signal {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        for &sig in signals.iter().filter(|s| !inherited_ignored(**s)) {
+            if let Ok(mut stream) = signal(SignalKind::from_raw(sig as i32)) {
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    if stream.recv().await.is_some() {
+                        let _ = tx.send(sig);
+                    }
+                });
+            }
+        }
+        drop(tx);
+        // Checked after the streams exist, so a signal cannot slip between the two.
+        if let Some(sig) = self.received() {
+            return sig;
+        }
+        match rx.recv().await {
+            Some(sig) => sig,
+            None => std::future::pending().await,
+        }
     }
 }
 

@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::run::lifeline::Lifeline;
 use crate::run::outcome::Outcome;
-use crate::run::signals::{self, Inherited};
+use crate::run::signals::{self, Inherited, StopRequests};
 use crate::run::tee::{self, Stream, Tee};
 use crate::run::terminal::{self, Terminal};
 
@@ -61,8 +61,9 @@ pub struct Finished {
     pub elapsed: Duration,
     pub stdout_tail: Vec<u8>,
     pub stderr_tail: Vec<u8>,
-    /// The stop signal crontap-run itself received and forwarded, if any: the report must
-    /// then go out within the shutdown budget.
+    /// The stop signal crontap-run itself received, if any, by the time the output was
+    /// passed on: the report must then go out within the shutdown budget. This is what
+    /// callers go by; nothing else reads the stop record.
     pub stop_signal: Option<Signal>,
     /// A signal that can end the job ([`signals::TERMINATION`]) was forwarded to it.
     pub termination_forwarded: bool,
@@ -72,12 +73,13 @@ pub struct Finished {
 pub struct Supervisor {
     runtime: tokio::runtime::Runtime,
     inherited: Inherited,
+    stop: StopRequests,
 }
 
 impl Supervisor {
-    pub fn new() -> Result<Supervisor> {
+    /// A supervisor that goes by `stop` for whether crontap-run was told to stop.
+    pub fn new(stop: StopRequests) -> Result<Supervisor> {
         let inherited = Inherited::get();
-        signals::record_stop_requests();
         // Before any thread starts, so that the output threads inherit it too.
         terminal::block_ttou();
         become_subreaper();
@@ -85,21 +87,26 @@ impl Supervisor {
             .enable_all()
             .build()
             .context("cannot start the supervision runtime")?;
-        Ok(Supervisor { runtime, inherited })
+        Ok(Supervisor {
+            runtime,
+            inherited,
+            stop,
+        })
     }
 
     /// Runs the command until it ends.
     pub fn run(&self, spec: &ChildSpec<'_>, limits: Limits) -> Result<Finished> {
         self.runtime
-            .block_on(supervise(spec, limits, self.inherited))
+            .block_on(supervise(spec, limits, self.inherited, &self.stop))
     }
 
-    /// Waits `delay`, unless a signal that ends jobs arrives first: then returns it.
+    /// Waits `delay`, unless a signal that ends jobs ([`signals::TERMINATION`]) arrives
+    /// first, or had arrived as a stop request: then returns it.
     pub fn pause(&self, delay: Duration) -> Option<Signal> {
         self.runtime.block_on(async {
             tokio::select! {
-                sig = signals::first_of(&signals::TERMINATION) => Some(sig),
-                _ = tokio::time::sleep(delay) => signals::stop_received(),
+                sig = self.stop.first_of(&signals::TERMINATION) => Some(sig),
+                _ = tokio::time::sleep(delay) => self.stop.received(),
             }
         })
     }
@@ -116,7 +123,12 @@ fn become_subreaper() {
     }
 }
 
-async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -> Result<Finished> {
+async fn supervise(
+    spec: &ChildSpec<'_>,
+    limits: Limits,
+    inherited: Inherited,
+    stop: &StopRequests,
+) -> Result<Finished> {
     // Handlers go in before the child exists, so no signal and no exit is missed.
     let mut child_exits = signal(SignalKind::child()).context("cannot watch for SIGCHLD")?;
     let mut forwarded = watch_forwarded_signals()?;
@@ -170,7 +182,7 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
                 lifeline.release();
             }
             let outcome = Outcome::from_spawn_error(spec.program, &err);
-            return Ok(copies.finish(outcome, started, Instant::now(), None));
+            return Ok(copies.finish(outcome, started, Instant::now(), stop));
         }
     };
     tracing::debug!(pid = child.as_raw(), "command started");
@@ -189,7 +201,7 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
     let mut termination_forwarded = false;
     // A stop request that arrived while the attempt was being set up has no handler to
     // forward it yet: pass it on now.
-    if let Some(sig) = signals::stop_received() {
+    if let Some(sig) = stop.received() {
         send(child, sig);
         termination_forwarded = true;
         if sig == Signal::SIGTERM {
@@ -246,7 +258,7 @@ async fn supervise(spec: &ChildSpec<'_>, limits: Limits, inherited: Inherited) -
         },
         _ => outcome,
     };
-    let mut finished = copies.finish(outcome, started, exited, signals::stop_received());
+    let mut finished = copies.finish(outcome, started, exited, stop);
     finished.termination_forwarded = termination_forwarded;
     // Orphans that ended while the output drained.
     reap(child, None);
@@ -373,12 +385,14 @@ impl Output {
 }
 
 impl Copies {
+    /// Waits for the output (less long if crontap-run is told to stop meanwhile) and
+    /// reports the attempt, with the stop request `stop` holds by then.
     fn finish(
         self,
         outcome: Outcome,
         started: Instant,
         exited: Instant,
-        stop_signal: Option<Signal>,
+        stop: &StopRequests,
     ) -> Finished {
         let elapsed = exited - started;
         tracing::debug!(
@@ -386,7 +400,8 @@ impl Copies {
             elapsed_ms = elapsed.as_millis() as u64,
             "command finished"
         );
-        let mut tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE).into_iter();
+        let tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE, stop);
+        let mut tails = tails.into_iter();
         let stdout_tail = tails.next().unwrap_or_default();
         let stderr_tail = tails.next().unwrap_or_default();
         Finished {
@@ -394,7 +409,7 @@ impl Copies {
             elapsed,
             stdout_tail,
             stderr_tail,
-            stop_signal,
+            stop_signal: stop.received(),
             termination_forwarded: false,
         }
     }

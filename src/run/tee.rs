@@ -10,7 +10,7 @@
 //! If a destination goes away (its reader closed), copying to it stops but draining goes
 //! on: the command is never blocked or killed for it, and its exit status is kept.
 //!
-//! After the command exits, [`Tee::finish`] waits for everything the command wrote to be
+//! After the command exits, [`finish_all`] waits for everything the command wrote to be
 //! passed on to a slow reader. It stops early when what is left is clearly not the
 //! command's: after a grace period spent waiting for input (a background process the
 //! command left behind holds a pipe open), or after more bytes than the pipes could have
@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+
+use crate::run::signals::StopRequests;
 
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;
@@ -101,11 +103,13 @@ impl Tee {
         })
     }
 
-    /// Waits until the output has been passed on, or until what is left is clearly not the
-    /// command's (see the module notes), and returns the tail of each stream. Call it once
-    /// the command has ended; a copy still running then is left to its thread.
+    /// [`finish_all`] for one copy, never told to stop.
+    #[cfg(test)]
     pub fn finish(self, grace: Duration) -> Vec<u8> {
-        finish_all(vec![self], grace).pop().unwrap_or_default()
+        let never = StopRequests::unwatched();
+        finish_all(vec![self], grace, &never)
+            .pop()
+            .unwrap_or_default()
     }
 
     /// What has been read and waited so far, the point the give-up rules count from.
@@ -119,6 +123,7 @@ impl Tee {
         (read_at_exit, waited_at_exit): (u64, Duration),
         start: Instant,
         grace: Duration,
+        stop: &StopRequests,
     ) {
         loop {
             let wait = {
@@ -128,8 +133,7 @@ impl Tee {
                     .saturating_sub(waited_at_exit);
                 let others_output = shared.bytes_read - read_at_exit > self.in_flight;
                 // Told to stop: pass on what is at hand, but do not wait long for a reader.
-                let stop =
-                    crate::run::signals::stop_received().is_some() && start.elapsed() >= STOP_DRAIN;
+                let stop = stop.received().is_some() && start.elapsed() >= STOP_DRAIN;
                 if waited >= grace || others_output || stop || start.elapsed() >= STUCK_READER {
                     return;
                 }
@@ -146,15 +150,17 @@ impl Tee {
     }
 }
 
-/// [`Tee::finish`] for several copies at once, their give-up rules counted from the same
-/// moment. Returns the tail of each.
-pub fn finish_all(tees: Vec<Tee>, grace: Duration) -> Vec<Vec<u8>> {
+/// Waits until the output of each copy has been passed on, or until what is left is clearly
+/// not the command's (see the module notes), their give-up rules counted from the same
+/// moment; waits less once `stop` holds a stop request. Call it once the command has ended;
+/// a copy still running then is left to its thread. Returns the tail of each.
+pub fn finish_all(tees: Vec<Tee>, grace: Duration, stop: &StopRequests) -> Vec<Vec<u8>> {
     let start = Instant::now();
     let marks: Vec<_> = tees.iter().map(|t| t.mark(start)).collect();
     tees.into_iter()
         .zip(marks)
         .map(|(tee, mark)| {
-            tee.wait_until_done(mark, start, grace);
+            tee.wait_until_done(mark, start, grace, stop);
             lock(&tee.shared).tail.bytes()
         })
         .collect()

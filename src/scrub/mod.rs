@@ -1,10 +1,10 @@
 //! Removes secrets and personal data from text before it goes into a failure summary.
 //!
-//! Layers, applied in order; each replaced piece becomes [`REDACTED`]:
-//! 1. exact values known to be secret: the heartbeat URL and its parts, and values (6
-//!    characters or more) of crontap-run's own environment variables whose names look
-//!    secret (`TOKEN`, `SECRET`, `PASSWORD`, `PASSWD`, `PWD`, `KEY`, `DSN`, `CREDENTIAL`,
-//!    `AUTH`, `COOKIE`, `SESSION`);
+//! This module is the entry: [`Scrubber`] runs the layers below in order, and each replaced
+//! piece becomes [`REDACTED`] ([`marker`]):
+//! 1. exact values known to be secret ([`exact`]): the heartbeat URL and its parts, the
+//!    state store's credentials, and values of crontap-run's own environment variables
+//!    whose names look secret;
 //! 2. credentials by their shape ([`tokens`]): provider tokens, JWTs, private keys, long
 //!    high-entropy strings;
 //! 3. credentials by where they stand ([`structure`]): URL user info, headers, `curl -u`,
@@ -12,95 +12,42 @@
 //! 4. personal data ([`personal`]): e-mail addresses, card numbers, IBANs, phone numbers,
 //!    public IP addresses.
 //!
+//! Two helpers stand beside the layers: [`traces`] collapses stack traces before the
+//! summary picks its line, and [`sanitize`] strips control characters and escapes from
+//! anything that leaves the program.
+//!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
+pub mod exact;
+pub mod marker;
 pub mod personal;
 pub mod sanitize;
 pub mod structure;
 pub mod tokens;
 pub mod traces;
 
-use std::borrow::Cow;
 use std::ffi::OsString;
 
-pub const REDACTED: &str = "[REDACTED]";
+pub use marker::REDACTED;
 
 /// Extra passes over the scrubbed text, at most.
 const MAX_PASSES: usize = 3;
 
-/// Values shorter than this are not matched exactly: they would hit ordinary words.
-const MIN_EXACT_LEN: usize = 6;
-
-/// Parts of environment variable names that mark their values as secret.
-const SECRET_NAME_PARTS: &[&str] = &[
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "PWD",
-    "KEY",
-    "DSN",
-    "CREDENTIAL",
-    "AUTH",
-    "COOKIE",
-    "SESSION",
-];
-
-/// Last parts of variable names that say where a secret is or how it is used, not what it
-/// is (`GOOGLE_APPLICATION_CREDENTIALS_FILE`, `AUTH_METHOD=password`).
-const NOT_A_SECRET_SUFFIX: &[&str] = &[
-    "FILE", "PATH", "DIR", "METHOD", "PROVIDER", "TYPE", "MODE", "KIND", "ENABLED", "REQUIRED",
-    "NAME",
-];
-
-/// Well-known variables whose names match [`SECRET_NAME_PARTS`] but hold no secret (the
-/// working directory, desktop session facts, the SSH agent's socket), and names ending in
-/// [`NOT_A_SECRET_SUFFIX`].
-fn known_harmless(name: &str) -> bool {
-    let suffix = name.rsplit('_').next().unwrap_or(name);
-    NOT_A_SECRET_SUFFIX.contains(&suffix)
-        || matches!(
-            name,
-            "PWD"
-                | "OLDPWD"
-                | "SSH_AUTH_SOCK"
-                | "XAUTHORITY"
-                | "DESKTOP_SESSION"
-                | "SESSION_MANAGER"
-        )
-        || name.starts_with("XDG_")
-}
-
+/// All the layers, with the exact values of this run.
 pub struct Scrubber {
-    /// Exact secret values, longest first so that a value containing another is replaced
-    /// whole.
-    exact: Vec<String>,
+    exact: exact::Values,
 }
 
 impl Scrubber {
-    /// A scrubber for the given exact values (the heartbeat URL's secrets) plus the values of
-    /// secret-looking variables in `env`.
+    /// A scrubber for the given exact values (the heartbeat URL's secrets, the state store's
+    /// credentials) plus the values of secret-looking variables in `env`.
     pub fn new(
         exact: impl IntoIterator<Item = String>,
         env: impl IntoIterator<Item = (OsString, OsString)>,
     ) -> Scrubber {
-        let from_env = env.into_iter().filter_map(|(name, value)| {
-            let name = name.to_string_lossy().to_ascii_uppercase();
-            let secret =
-                SECRET_NAME_PARTS.iter().any(|part| name.contains(part)) && !known_harmless(&name);
-            secret.then(|| value.into_string().ok()).flatten()
-        });
-        // A mounted secret often ends in a newline: match the value with and without the
-        // surrounding whitespace.
-        let mut exact: Vec<String> = exact
-            .into_iter()
-            .chain(from_env)
-            .flat_map(|v| [v.trim().to_owned(), v])
-            .filter(|v| v.trim().len() >= MIN_EXACT_LEN)
-            .collect();
-        exact.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        exact.dedup();
-        Scrubber { exact }
+        Scrubber {
+            exact: exact::Values::new(exact.into_iter().chain(exact::secret_values(env))),
+        }
     }
 
     /// Scrubs `text`. The layers run again on their own output until it no longer changes
@@ -119,12 +66,7 @@ impl Scrubber {
     }
 
     fn scrub_once(&self, text: &str) -> String {
-        let mut text = Cow::Borrowed(text);
-        for value in &self.exact {
-            if text.contains(value.as_str()) {
-                text = Cow::Owned(text.replace(value.as_str(), REDACTED));
-            }
-        }
+        let text = self.exact.redact(text);
         // Shapes first: a private-key block must be seen whole before anything else edits it.
         let text = tokens::redact(&text);
         let text = structure::redact(&text);

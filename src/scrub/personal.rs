@@ -33,7 +33,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::scrub::REDACTED;
+use super::marker::REDACTED;
 
 fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid pattern")

@@ -23,7 +23,7 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use crate::scrub::REDACTED;
+use super::marker::REDACTED;
 
 /// Words that make a name a secret's wherever they stand in it.
 const SECRET_WORDS: &[&str] = &[

@@ -56,7 +56,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::scrub::REDACTED;
+use super::marker::REDACTED;
 
 /// Shortest token the high-entropy rule judges.
 pub const MIN_TOKEN_LEN: usize = 32;

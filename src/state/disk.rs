@@ -18,24 +18,25 @@ use anyhow::{Context, Result, bail};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
+/// Why [`default_dir`] found none, for the error of whatever needed one.
+pub const NO_DEFAULT_DIR: &str =
+    "HOME is not set, so there is no default state directory; use --state-dir";
+
 /// Where state lives when neither `--state-dir` nor `--state-url` says: the system's state
-/// directory for root, else the user's (XDG base directories).
-pub fn default_dir(env: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
+/// directory for root, else the user's (XDG base directories); `None` without a home.
+pub fn default_dir(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     default_dir_for(nix::unistd::geteuid().is_root(), env)
 }
 
-fn default_dir_for(root: bool, env: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
+fn default_dir_for(root: bool, env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     if root {
-        return Ok(PathBuf::from("/var/lib/crontap-run"));
+        return Some(PathBuf::from("/var/lib/crontap-run"));
     }
     let absolute = |name: &str| env(name).map(PathBuf::from).filter(|p| p.is_absolute());
     if let Some(xdg) = absolute("XDG_STATE_HOME") {
-        return Ok(xdg.join("crontap-run"));
+        return Some(xdg.join("crontap-run"));
     }
-    match absolute("HOME") {
-        Some(home) => Ok(home.join(".local/state/crontap-run")),
-        None => bail!("HOME is not set, so there is no default state directory; use --state-dir"),
-    }
+    absolute("HOME").map(|home| home.join(".local/state/crontap-run"))
 }
 
 /// Creates `dir` and any missing parents with mode 0700 (as `mkdir -p -m 0700`).
@@ -249,6 +250,6 @@ mod tests {
             .unwrap(),
             PathBuf::from("/home/op/.local/state/crontap-run")
         );
-        assert!(default_dir_for(false, env(&[])).is_err());
+        assert!(default_dir_for(false, env(&[])).is_none());
     }
 }

@@ -24,7 +24,7 @@ use nix::fcntl::Flock;
 use serde::{Deserialize, Serialize};
 
 use super::disk;
-use super::{Claim, Lease, RETENTION, Status, Store, Target};
+use super::store::{Claim, Lease, RETENTION, Status, Store, Target};
 use crate::state::job;
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.

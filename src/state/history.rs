@@ -13,6 +13,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::report::PingResult;
 use crate::run::outcome::HumanDuration;
 use crate::scrub::sanitize;
 use crate::state::disk;
@@ -53,35 +54,12 @@ pub enum RunResult {
     Skipped,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum PingResult {
-    #[serde(rename = "sent")]
-    Sent,
-    #[serde(rename = "failed")]
-    Failed,
-    #[serde(rename = "not configured")]
-    NotConfigured,
-    #[serde(rename = "not sent")]
-    NotSent,
-}
-
 impl RunResult {
     fn as_str(self) -> &'static str {
         match self {
             RunResult::Succeeded => "succeeded",
             RunResult::Failed => "failed",
             RunResult::Skipped => "skipped",
-        }
-    }
-}
-
-impl PingResult {
-    fn as_str(self) -> &'static str {
-        match self {
-            PingResult::Sent => "sent",
-            PingResult::Failed => "failed",
-            PingResult::NotConfigured => "not configured",
-            PingResult::NotSent => "not sent",
         }
     }
 }

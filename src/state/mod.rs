@@ -10,16 +10,21 @@
 //!
 //! Stores implement four operations (claim, renew, complete, release); everything else is
 //! written once here, so a new store changes nothing outside its own module.
+//!
+//! Beside the stores: [`job`] names the logical job and its keys and periods, [`history`]
+//! keeps one line per stateful run on this host, [`location`] parses `--state-url`, and
+//! [`disk`] holds the file-system pieces the file store and history share.
 
-pub mod disk;
-pub mod file;
-pub mod history;
-pub mod job;
-pub mod location;
+pub(crate) mod disk;
+pub(crate) mod file;
+pub(crate) mod history;
+pub(crate) mod job;
+pub(crate) mod location;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod store;
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -29,74 +34,9 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 
+use crate::scrub::sanitize;
 use location::Remote;
-
-/// How long a finished key's record is kept after its period ends (or, for an explicit key,
-/// after the run): long enough for cron, Kubernetes or a person to re-run the same period
-/// days later and still be told it is done, and far longer than any `--retries` schedule
-/// (at most 5 waits of at most an hour each, all while the key is held).
-pub const RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
-
-/// What a run asks the store for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// The job's `--no-overlap` lock: held while the run lasts, never recorded.
-    Lock { job: String },
-    /// An idempotency key: held while the run lasts, then recorded as succeeded or failed
-    /// and kept until `keep_until`.
-    Key {
-        key: String,
-        job: String,
-        keep_until: SystemTime,
-    },
-}
-
-/// A key's state as stores record it (`"running"`, `"succeeded"`, `"failed"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Status {
-    Running,
-    Succeeded,
-    Failed,
-}
-
-/// The answer to a claim.
-#[derive(Debug)]
-pub enum Claim {
-    /// This run holds the target until it completes or releases the lease.
-    Granted(Lease),
-    /// A live run holds it.
-    Held,
-    /// The key is recorded as succeeded, at this time.
-    Done(SystemTime),
-}
-
-/// A target held by this run. `owner` is the run's id: a store checks it on every renew,
-/// complete and release, so a holder whose lease was lost cannot overwrite the next
-/// holder's record.
-#[derive(Debug, Clone)]
-pub struct Lease {
-    pub target: Target,
-    pub owner: String,
-    /// The store's own handle for the hold.
-    pub id: u64,
-}
-
-/// Where claims are kept. Implementations never block waiting for another holder.
-pub trait Store: Send {
-    /// Claims `target` for the run `owner`.
-    fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim>;
-    /// Keeps a lease alive; called every [`Store::renew_every`] while the run lasts.
-    fn renew(&mut self, lease: &Lease) -> Result<()>;
-    /// Records the run's result under a key (a lock is just released) and lets go of it.
-    fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()>;
-    /// Lets go of a lease without recording a result: the target is as if never claimed.
-    fn release(&mut self, lease: Lease) -> Result<()>;
-    /// How often leases must be renewed; `None` for holds that last as long as the process.
-    fn renew_every(&self) -> Option<Duration> {
-        None
-    }
-}
+pub use store::{Claim, Lease, RETENTION, Store, Target};
 
 /// The key a run uses, as the options ask for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,8 +50,9 @@ pub enum KeySpec {
 /// What the state options ask for, validated.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    /// The state directory (the file store, and history), or why there is none.
-    pub dir: std::result::Result<PathBuf, String>,
+    /// The state directory (the file store, and history); `None` when none was given and
+    /// there is no default ([`disk::NO_DEFAULT_DIR`]).
+    pub dir: Option<PathBuf>,
     /// The state server, when the store is not the directory.
     pub remote: Option<Remote>,
     /// How long a server keeps a hold its holder stopped renewing (`--state-lease`).
@@ -169,11 +110,11 @@ fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
         let store = open_remote(remote, plan.lease).with_context(|| unusable.clone())?;
         return Ok((store, unusable));
     }
-    let dir = plan.dir.as_deref().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let dir = plan.dir.as_deref().context(disk::NO_DEFAULT_DIR)?;
     // One line whatever the path holds (a newline in a path would split the message).
     let unusable = format!(
         "the state directory {} is unusable (set it with --state-dir or CRONTAP_STATE_DIR)",
-        crate::scrub::sanitize::one_line(&dir.display().to_string())
+        sanitize::one_line(&dir.display().to_string())
     );
     let store = file::FileStore::open(dir).with_context(|| unusable.clone())?;
     Ok((Box::new(store), unusable))
@@ -411,7 +352,7 @@ mod tests {
 
     fn plan(no_overlap: bool, key: Option<KeySpec>) -> Plan {
         Plan {
-            dir: Ok(PathBuf::from("/nonexistent")),
+            dir: Some(PathBuf::from("/nonexistent")),
             remote: None,
             lease: Duration::from_secs(60),
             job: "nightly".into(),

@@ -43,7 +43,7 @@ use ::redis::{Client, Cmd, Connection, FromRedisValue, RedisError, cmd};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::{Claim, Lease, Status, Store, Target};
+use super::store::{Claim, Lease, Status, Store, Target};
 
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

@@ -77,7 +77,7 @@ use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Config};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::{Claim, Lease, Store, Target};
+use super::store::{Claim, Lease, Store, Target};
 
 pub use error::PgError;
 

@@ -14,15 +14,17 @@ use anyhow::{Context, Result};
 use nix::sys::signal::Signal;
 use nix::unistd::Whence;
 
+use crate::admit::{self, Start};
 use crate::cli::{Cli, Command};
 use crate::config::{self, Config, Environment, HistoryConfig};
 use crate::report::heartbeat::Heartbeat;
 use crate::report::{PingResult, Reporter};
+use crate::run::outcome;
 use crate::run::outcome::HumanDuration;
-use crate::run::signals::{self, StopRequests};
-use crate::run::supervise::{ChildSpec, Finished, Supervisor};
+use crate::run::signals::{self, Mark, SignalLog};
+use crate::run::supervise::{self, ChildSpec, Finished, Supervisor};
+use crate::state::Plan;
 use crate::state::history::{self, Entry, RunResult};
-use crate::state::{self, Admission, Plan};
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
@@ -38,7 +40,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
 }
 
 fn run(config: Config) -> Result<ExitCode> {
-    let stop = StopRequests::watch();
+    // First, so that no signal takes its default action from here on.
+    let signals = SignalLog::install();
+    let mut seen = Mark::START;
     let reporter = Reporter {
         url: match &config.heartbeat {
             Heartbeat::Configured(url) => Some(url),
@@ -48,7 +52,7 @@ fn run(config: Config) -> Result<ExitCode> {
         msg_max: config.msg_max,
         policy: config.ping,
         dry_run: config.dry_run,
-        stop: &stop,
+        stop: &signals,
     };
     let run_id = uuid::Uuid::new_v4().to_string();
     let started = SystemTime::now();
@@ -58,12 +62,13 @@ fn run(config: Config) -> Result<ExitCode> {
         started,
         key: plan.key_at(started).map(|(key, _)| key),
     });
-    let held = match &record {
-        None => None,
-        Some(record) => match state::admit(record.plan, record.run_id, record.started) {
-            Ok(Admission::Run(held)) => Some(held),
-            Ok(Admission::Skip(reason)) => {
-                tracing::info!("skipped: {reason}");
+    let plan = record.as_ref().map(|r| r.plan);
+    let start = admit::before_start(config.jitter, plan, &run_id, started, &signals, &mut seen);
+    let held = match start {
+        Ok(Start::Run(held)) => held,
+        Ok(Start::Skip(reason)) => {
+            tracing::info!("skipped: {reason}");
+            if let Some(record) = &record {
                 record.append(
                     RunResult::Skipped,
                     None,
@@ -71,14 +76,25 @@ fn run(config: Config) -> Result<ExitCode> {
                     PingResult::NotSent,
                     Some(reason),
                 );
-                return Ok(ExitCode::SUCCESS);
             }
-            // An unusable store is crontap-run's own error, reported with a fail ping too.
-            Err(err) => {
-                reporter.not_run(&err);
-                return Err(err);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Ok(Start::Stopped(sig)) => {
+            tracing::info!("stopped by {} before the command started", sig.as_str());
+            let why = anyhow::anyhow!("stopped by {}", sig.as_str());
+            let ping = reporter.not_run(&why, Some(sig));
+            let code = outcome::signal_status(sig as i32);
+            if let Some(record) = &record {
+                let msg = Some(format!("not run: {why}"));
+                record.append(RunResult::Failed, Some(code), 0, ping, msg);
             }
-        },
+            return Ok(ExitCode::from(code));
+        }
+        // An unusable store is crontap-run's own error, reported with a fail ping too.
+        Err(err) => {
+            reporter.not_run(&err, None);
+            return Err(err);
+        }
     };
     if let (Heartbeat::Missing(why), false) = (&config.heartbeat, config.dry_run) {
         tracing::warn!(
@@ -99,7 +115,7 @@ fn run(config: Config) -> Result<ExitCode> {
         env_set,
         guarded: held.is_some(),
     };
-    let last = run_attempts(&config, spec, stop.clone())?;
+    let last = run_attempts(&config, spec, signals.clone(), seen)?;
     let succeeded = last.finished.outcome.is_success();
 
     // Recorded before the ping, so that a slow ping never holds up the next run.
@@ -109,6 +125,8 @@ fn run(config: Config) -> Result<ExitCode> {
         tracing::error!("cannot record the run's result in the state store: {err:#}");
     }
 
+    // Orphans that end while the report is sent are reaped too.
+    supervise::reap_orphans_meanwhile();
     let delivered = reporter.finished(&last.finished, last.attempt_of(&config), last.stop);
     if let Some(record) = &record {
         let result = match succeeded {
@@ -145,8 +163,13 @@ impl Last {
 }
 
 /// Runs the command until an attempt succeeds or the retry policy says stop.
-fn run_attempts(config: &Config, spec: ChildSpec<'_>, stop: StopRequests) -> Result<Last> {
-    let supervisor = Supervisor::new(stop)?;
+fn run_attempts(
+    config: &Config,
+    spec: ChildSpec<'_>,
+    signals: SignalLog,
+    seen: Mark,
+) -> Result<Last> {
+    let supervisor = Supervisor::new(signals, seen)?;
     let policy = &config.retry;
     // Each attempt reads stdin from where the first one started, when stdin can seek (a
     // file); a pipe is read once, so a later attempt sees only what is left.

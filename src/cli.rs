@@ -94,6 +94,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "DUR", value_parser = duration)]
     pub kill_after: Option<Duration>,
 
+    /// Wait a random time below DUR before starting (at most 1h), to spread a fleet's
+    /// starts on the hour over the state store and the heartbeat service.
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub jitter: Option<Duration>,
+
     /// Deadline of one ping attempt: DNS, connect, TLS and response.
     #[arg(long, value_name = "DUR", default_value = "10s", value_parser = duration)]
     pub ping_timeout: Duration,

@@ -23,13 +23,20 @@ use crate::state::{self, disk, job};
 /// `--kill-after` when not given.
 const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
 
-/// Variables that hold or point at the heartbeat URL, or hold the state store's URL; always
-/// removed from the child's environment, whatever `--url-env` says.
-const URL_VARS: [&str; 3] = [
+/// Variables never passed to the job as crontap-run found them: those that hold or point at
+/// the heartbeat URL or hold the state store's URL (whatever `--url-env` says), the job's
+/// identity (a nested crontap-run must not take the outer run's lock), and the per-run
+/// variables, which the job gets only with this run's values.
+const REMOVED_VARS: [&str; 8] = [
     "CRONTAP_HEARTBEAT_URL",
     heartbeat::URL_FILE_VAR,
     // A state store URL may hold a password.
     "CRONTAP_STATE_URL",
+    "CRONTAP_JOB",
+    "CRONTAP_RUN_ID",
+    "CRONTAP_ATTEMPT",
+    "CRONTAP_IDEMPOTENCY_KEY",
+    "CRONTAP_FENCING_TOKEN",
 ];
 
 const MAX_PING_TIMEOUT: Duration = Duration::from_secs(5 * 60);
@@ -38,6 +45,8 @@ const MAX_PING_BUDGET: Duration = Duration::from_secs(15 * 60);
 /// miss one; above an hour a dead host blocks its jobs for too long.
 const MIN_LEASE: Duration = Duration::from_secs(3);
 const MAX_LEASE: Duration = Duration::from_secs(3600);
+/// Longest `--jitter`: a start spread further than this is a schedule, not jitter.
+const MAX_JITTER: Duration = Duration::from_secs(3600);
 const MAX_PERIOD: Duration = Duration::from_secs(366 * 24 * 3600);
 
 pub struct Config {
@@ -53,6 +62,8 @@ pub struct Config {
     pub state: Option<state::Plan>,
     pub msg_max: usize,
     pub dry_run: bool,
+    /// `--jitter`: the random wait before admission is below this.
+    pub jitter: Option<Duration>,
     /// Credentials crontap-run holds besides the heartbeat URL (the state store URL's user
     /// and password, the values of secret-looking variables in its environment), scrubbed
     /// from anything sent like the URL's own parts.
@@ -108,12 +119,15 @@ impl Config {
         if args.ping_budget > MAX_PING_BUDGET {
             bail!("--ping-budget must be at most 15m");
         }
+        if args.jitter.is_some_and(|j| j > MAX_JITTER) {
+            bail!("--jitter must be at most 1h");
+        }
         let retry = retry_policy(&args)?;
         let state = state_plan(&args, &command, env)?;
 
         let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
 
-        let mut env_remove: Vec<String> = URL_VARS.iter().map(|v| (*v).to_owned()).collect();
+        let mut env_remove: Vec<String> = REMOVED_VARS.iter().map(|v| (*v).to_owned()).collect();
         if !env_remove.contains(&args.url_env) {
             env_remove.push(args.url_env.clone());
         }
@@ -136,6 +150,7 @@ impl Config {
             state: state.filter(|_| !args.dry_run),
             msg_max: usize::from(args.msg_max),
             dry_run: args.dry_run,
+            jitter: args.jitter.filter(|j| !j.is_zero()),
             secrets: args
                 .state_url
                 .as_deref()

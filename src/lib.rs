@@ -12,6 +12,7 @@
 //! - [`state`]'s store interface and server stores: the integration tests drive PostgreSQL
 //!   and Redis stores directly to test fencing and leases.
 
+pub(crate) mod admit;
 pub mod app;
 pub mod cli;
 pub(crate) mod config;

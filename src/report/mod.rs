@@ -20,7 +20,7 @@ use std::io::{self, Write};
 use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 
-use crate::run::signals::{self, StopRequests};
+use crate::run::signals::{self, SignalLog};
 use crate::run::supervise::Finished;
 use crate::scrub::{Scrubber, sanitize};
 use heartbeat::HeartbeatUrl;
@@ -66,7 +66,7 @@ pub struct Reporter<'a> {
     pub policy: ping::Policy,
     pub dry_run: bool,
     /// Consulted while sending: a stop request cuts the delivery down to the shutdown budget.
-    pub stop: &'a StopRequests,
+    pub stop: &'a SignalLog,
 }
 
 impl Reporter<'_> {
@@ -95,7 +95,27 @@ impl Reporter<'_> {
                 ))
             }
         };
-        let policy = match stop {
+        let ping = self.deliver(&report, self.policy_for(stop));
+        Delivered {
+            ping,
+            message: report.into_message(),
+        }
+    }
+
+    /// Reports a run that did not start: crontap-run's own error (an unusable state store), or
+    /// a signal before the command started. The job did not run, and the operator looks at
+    /// the monitor.
+    /// `stop` is the signal that stopped it, if one did: the report then gets only the
+    /// shutdown budget.
+    pub fn not_run(&self, err: &anyhow::Error, stop: Option<Signal>) -> PingResult {
+        let text = self.scrubber().scrub(&format!("not run: {err:#}"));
+        let report = Report::Failure(summary::truncate(&sanitize::one_line(&text), self.msg_max));
+        self.deliver(&report, self.policy_for(stop))
+    }
+
+    /// The ping policy, cut down to the shutdown budget once crontap-run was told to stop.
+    fn policy_for(&self, stop: Option<Signal>) -> ping::Policy {
+        match stop {
             Some(signal) => {
                 tracing::debug!(
                     signal = signal.as_str(),
@@ -104,20 +124,7 @@ impl Reporter<'_> {
                 self.policy.within(signals::SHUTDOWN_BUDGET)
             }
             None => self.policy,
-        };
-        let ping = self.deliver(&report, policy);
-        Delivered {
-            ping,
-            message: report.into_message(),
         }
-    }
-
-    /// Reports a run that did not start because of crontap-run's own error (an unusable
-    /// state store): the job did not run, and the operator looks at the monitor.
-    pub fn not_run(&self, err: &anyhow::Error) -> PingResult {
-        let text = self.scrubber().scrub(&format!("not run: {err:#}"));
-        let report = Report::Failure(summary::truncate(&sanitize::one_line(&text), self.msg_max));
-        self.deliver(&report, self.policy)
     }
 
     /// Scrubs the heartbeat URL's own parts and the other secrets crontap-run knows.
@@ -154,7 +161,7 @@ impl Report {
         }
     }
 
-    fn send(&self, url: &HeartbeatUrl, policy: ping::Policy, stop: &StopRequests) -> PingResult {
+    fn send(&self, url: &HeartbeatUrl, policy: ping::Policy, stop: &SignalLog) -> PingResult {
         let target = match self {
             Report::Success => url.success(),
             Report::Failure(msg) => url.failure(msg),

@@ -13,7 +13,7 @@ use reqwest::{Client, StatusCode, Url, header, redirect};
 
 use crate::report::tls;
 use crate::run::outcome::HumanDuration;
-use crate::run::signals::{self, StopRequests};
+use crate::run::signals::{self, SignalLog};
 
 const BASE_DELAY: Duration = Duration::from_secs(1);
 const MAX_DELAY: Duration = Duration::from_secs(10);
@@ -70,7 +70,7 @@ enum AttemptError {
 
 /// Sends one GET to `url`, retrying per `policy`, cut down to the shutdown budget if `stop`
 /// records a stop request meanwhile. Returns the number of attempts made.
-pub fn send(url: Url, policy: Policy, stop: &StopRequests) -> Result<u32, PingError> {
+pub fn send(url: Url, policy: Policy, stop: &SignalLog) -> Result<u32, PingError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -13,6 +13,11 @@
 //!
 //! The lifeline shares crontap-run's open files, locks included, so a lock is released only
 //! when the lifeline exits, after the group was killed.
+//!
+//! The lifeline leads a process group of its own. Killers often aim at crontap-run's whole
+//! group rather than at crontap-run alone (`timeout -s KILL`, `kill -KILL -<pgid>`, a
+//! supervisor stopping a process group): in crontap-run's group, the lifeline would die in
+//! the same instant and the job, in its own group, would run on after the lock was released.
 
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -78,6 +83,9 @@ fn start() -> io::Result<Lifeline> {
 
 /// The lifeline process: learns the group, then waits for the release byte or end-of-file.
 fn watch(read: OwnedFd) -> ! {
+    // Out of crontap-run's process group, so a signal to that group cannot take the lifeline
+    // with it (see the module notes).
+    let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     // Only SIGKILL ends the lifeline: a Ctrl-C or a SIGTERM meant for crontap-run's process
     // group must not cut it while crontap-run still runs.
     for sig in [

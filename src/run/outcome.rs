@@ -63,8 +63,7 @@ impl Outcome {
     pub fn exit_code(&self) -> u8 {
         match self {
             Outcome::Exited(code) => *code,
-            // Signal numbers on Linux are 1..=64, so 128+S always fits.
-            Outcome::Signaled(sig) => 128u8.saturating_add((*sig & 0x7f) as u8),
+            Outcome::Signaled(sig) => signal_status(*sig),
             // As coreutils `timeout`: 124, or 128+SIGKILL when the kill was needed.
             Outcome::TimedOut {
                 kill_after: None, ..
@@ -111,6 +110,12 @@ impl Outcome {
             }
         }
     }
+}
+
+/// The status that reports signal `sig`: 128+S, as shells and coreutils report it.
+pub fn signal_status(sig: i32) -> u8 {
+    // Signal numbers on Linux are 1..=64, so 128+S always fits.
+    128u8.saturating_add((sig & 0x7f) as u8)
 }
 
 /// `SIGTERM`, or `signal 40` for numbers without a name (real-time signals).

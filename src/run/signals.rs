@@ -9,10 +9,10 @@
 //! ignores SIGHUP; a shell ignores SIGINT for background jobs).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use nix::sys::signal::Signal;
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 
 /// Signals passed on to the job's process group, with the reason each one matters.
 pub const FORWARDED: &[(Signal, &str)] = &[
@@ -62,76 +62,188 @@ pub const TERMINATION: [Signal; 4] = [
     Signal::SIGQUIT,
 ];
 
-/// Stop requests to crontap-run itself (SIGTERM, SIGINT): the one record of whether it was
-/// told to stop.
-///
-/// A signal handler sets it, so a request is kept whichever part of crontap-run is busy when
-/// it arrives: the supervisor between two attempts, the output still draining, the ping.
-/// The run makes one at start-up and hands it to the [`Supervisor`](super::supervise::Supervisor),
-/// which reports what it saw in each finished attempt and each pause, and to the report,
-/// which shortens its budget if a request arrives while it is sending.
-#[derive(Clone)]
-pub struct StopRequests(Arc<AtomicUsize>);
+/// Signal numbers a [`Mark`] has room for (Linux's are 1 to 64).
+const SLOTS: usize = 65;
 
-impl StopRequests {
-    /// Starts recording stop requests. Signals that crontap-run was started with ignored stay
-    /// ignored: whoever started it chose that nothing should react to them.
-    pub fn watch() -> StopRequests {
-        let received = Arc::new(AtomicUsize::new(0));
-        for sig in STOP_SIGNALS.into_iter().filter(|s| !inherited_ignored(*s)) {
-            let flag = Arc::clone(&received);
-            if let Err(err) = signal_hook::flag::register_usize(sig as i32, flag, sig as usize) {
-                tracing::debug!(%err, signal = sig.as_str(), "cannot record stop requests");
+/// The one record of the signals crontap-run received during this run.
+///
+/// Handlers for every forwarded signal ([`FORWARDED`]) are in place from the first moment of
+/// the run, so no signal takes its default action (killing crontap-run, or a core dump for
+/// SIGQUIT) and none is lost, whichever part of crontap-run is busy when it arrives: state
+/// admission, `--jitter`, an attempt, the wait between attempts, the ping. Each arrival is
+/// counted; whoever acts on signals keeps a [`Mark`] of what it has seen and takes the
+/// arrivals after it ([`SignalLog::take_since`]), so each signal is acted on exactly once.
+/// The first stop request (SIGTERM, SIGINT) is kept too: the run's report then gets only the
+/// shutdown budget.
+///
+/// The run makes one at start-up; the supervisor reports what it saw in each finished
+/// attempt ([`Finished::stop_signal`](super::supervise::Finished)) and each pause, and the
+/// callers go by that.
+#[derive(Clone)]
+pub struct SignalLog(Arc<Counts>);
+
+struct Counts {
+    arrivals: [AtomicU32; SLOTS],
+    first_stop: AtomicUsize,
+}
+
+/// How many of each signal someone has seen.
+#[derive(Clone, Copy)]
+pub struct Mark([u32; SLOTS]);
+
+impl Mark {
+    /// Nothing seen yet.
+    pub const START: Mark = Mark([0; SLOTS]);
+}
+
+impl SignalLog {
+    /// Starts recording. Signals that crontap-run was started with ignored stay ignored:
+    /// whoever started it chose that nothing should react to them. Forwarded signals the
+    /// caller had blocked are unblocked for crontap-run (the job gets the caller's mask).
+    pub fn install() -> SignalLog {
+        let counts = Arc::new(Counts {
+            arrivals: std::array::from_fn(|_| AtomicU32::new(0)),
+            first_stop: AtomicUsize::new(0),
+        });
+        let mut unblock = SigSet::empty();
+        for &(sig, _why) in FORWARDED.iter().filter(|(s, _)| !inherited_ignored(*s)) {
+            let counts = Arc::clone(&counts);
+            // SAFETY: the action makes only atomic operations, which are async-signal-safe.
+            let registered = unsafe {
+                signal_hook::low_level::register(sig as i32, move || {
+                    counts.arrivals[sig as usize].fetch_add(1, Ordering::SeqCst);
+                    if is_stop_request(sig) {
+                        let _ = counts.first_stop.compare_exchange(
+                            0,
+                            sig as usize,
+                            Ordering::SeqCst,
+                            Ordering::SeqCst,
+                        );
+                    }
+                })
+            };
+            match registered {
+                Ok(_) => unblock.add(sig),
+                Err(err) => tracing::debug!(%err, signal = sig.as_str(), "cannot watch signal"),
             }
         }
-        StopRequests(received)
+        let _ = pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&unblock), None);
+        SignalLog(counts)
     }
 
-    /// A record no signal sets, for tests of the parts that read one.
+    /// A record no signal reaches, for tests of the parts that read one.
     #[cfg(test)]
-    pub fn unwatched() -> StopRequests {
-        StopRequests(Arc::new(AtomicUsize::new(0)))
+    pub fn unwatched() -> SignalLog {
+        SignalLog(Arc::new(Counts {
+            arrivals: std::array::from_fn(|_| AtomicU32::new(0)),
+            first_stop: AtomicUsize::new(0),
+        }))
     }
 
-    /// The stop signal received so far, if any.
-    pub fn received(&self) -> Option<Signal> {
-        match self.0.load(Ordering::SeqCst) {
+    /// The first stop request crontap-run received, if any.
+    pub fn stop_requested(&self) -> Option<Signal> {
+        match self.0.first_stop.load(Ordering::SeqCst) {
             0 => None,
             n => Signal::try_from(n as i32).ok(),
+        }
+    }
+
+    /// The signals that arrived since `mark`, each as often as it arrived, and `mark` moved
+    /// past them.
+    pub fn take_since(&self, mark: &mut Mark) -> Vec<Signal> {
+        let mut new = Vec::new();
+        for &(sig, _) in FORWARDED {
+            let slot = sig as usize;
+            let now = self.0.arrivals[slot].load(Ordering::SeqCst);
+            for _ in mark.0[slot]..now {
+                new.push(sig);
+            }
+            mark.0[slot] = now;
+        }
+        new
+    }
+
+    /// The first signal that ends a job ([`TERMINATION`]) among those since `mark`, with
+    /// `mark` moved past all of them. The others (SIGUSR1, SIGUSR2, SIGWINCH) are meant for
+    /// a running job; with none running they are dropped.
+    pub fn ending_since(&self, mark: &mut Mark) -> Option<Signal> {
+        let mut ending = None;
+        for sig in self.take_since(mark) {
+            if is_termination(sig) {
+                ending = ending.or(Some(sig));
+            } else {
+                tracing::debug!(
+                    signal = sig.as_str(),
+                    "no command is running; signal dropped"
+                );
+            }
+        }
+        ending
+    }
+
+    /// Waits up to `limit` for a signal that ends a job to arrive after `mark`; returns it.
+    /// For the waits before the command starts, which have no event loop: checks every few
+    /// milliseconds.
+    pub fn wait_ending(&self, mark: &mut Mark, limit: Duration) -> Option<Signal> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if let Some(sig) = self.ending_since(mark) {
+                return Some(sig);
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            std::thread::sleep(left.min(POLL));
         }
     }
 
     /// Resolves when crontap-run has been told to stop, including before the call; never,
     /// if no stop signal can be watched.
     pub async fn requested(&self) -> Signal {
-        self.first_of(&STOP_SIGNALS).await
+        let mut arrivals = wake_on(&STOP_SIGNALS);
+        loop {
+            // Checked after the wake-ups exist, so a signal cannot slip between the two.
+            if let Some(sig) = self.stop_requested() {
+                return sig;
+            }
+            if arrivals.recv().await.is_none() {
+                return std::future::pending().await;
+            }
+        }
     }
+}
 
-    /// Resolves when crontap-run receives one of `signals` (those it was not started with
-    /// ignored), or at once if it was already told to stop; never, if none can be watched.
-    pub async fn first_of(&self, signals: &[Signal]) -> Signal {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        for &sig in signals.iter().filter(|s| !inherited_ignored(**s)) {
-            if let Ok(mut stream) = signal(SignalKind::from_raw(sig as i32)) {
+/// How often [`SignalLog::wait_ending`] looks.
+const POLL: Duration = Duration::from_millis(10);
+
+/// A channel that receives a message each time one of `signals` (those crontap-run was not
+/// started with ignored) arrives: wake-ups for tasks that then read the [`SignalLog`]. Must
+/// be called inside a tokio runtime.
+pub fn wake_on(signals: &[Signal]) -> tokio::sync::mpsc::UnboundedReceiver<Signal> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    for &sig in signals.iter().filter(|s| !inherited_ignored(**s)) {
+        match signal(SignalKind::from_raw(sig as i32)) {
+            Ok(mut stream) => {
                 let tx = tx.clone();
                 tokio::spawn(async move {
-                    if stream.recv().await.is_some() {
-                        let _ = tx.send(sig);
+                    while stream.recv().await.is_some() {
+                        if tx.send(sig).is_err() {
+                            break;
+                        }
                     }
                 });
             }
-        }
-        drop(tx);
-        // Checked after the streams exist, so a signal cannot slip between the two.
-        if let Some(sig) = self.received() {
-            return sig;
-        }
-        match rx.recv().await {
-            Some(sig) => sig,
-            None => std::future::pending().await,
+            Err(err) => tracing::debug!(%err, signal = sig.as_str(), "cannot watch signal"),
         }
     }
+    rx
+}
+
+/// Every forwarded signal, for [`wake_on`].
+pub fn forwarded() -> Vec<Signal> {
+    FORWARDED.iter().map(|(sig, _)| *sig).collect()
 }
 
 /// Signals ignored when crontap-run started (bit n for signal n).

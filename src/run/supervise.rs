@@ -11,6 +11,7 @@
 //! child subreaper so the job's orphans come to it rather than to init. Nothing is sent to
 //! the group once its leader has been reaped, so a reused process id is never signalled.
 
+use std::cell::Cell;
 use std::ffi::OsString;
 use std::io::{self, PipeWriter};
 use std::os::fd::AsFd;
@@ -20,15 +21,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use nix::errno::Errno;
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, killpg, pthread_sigmask};
+use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::mpsc;
 
 use crate::run::lifeline::Lifeline;
 use crate::run::outcome::Outcome;
-use crate::run::signals::{self, Inherited, StopRequests};
+use crate::run::signals::{self, Inherited, Mark, SignalLog};
 use crate::run::tee::{self, Stream, Tee};
 use crate::run::terminal::{self, Terminal};
 
@@ -73,12 +73,15 @@ pub struct Finished {
 pub struct Supervisor {
     runtime: tokio::runtime::Runtime,
     inherited: Inherited,
-    stop: StopRequests,
+    signals: SignalLog,
+    /// The signals acted on so far: forwarded to an attempt, or taken by a pause.
+    seen: Cell<Mark>,
 }
 
 impl Supervisor {
-    /// A supervisor that goes by `stop` for whether crontap-run was told to stop.
-    pub fn new(stop: StopRequests) -> Result<Supervisor> {
+    /// A supervisor that takes its signals from `signals`, those after `seen` being for the
+    /// command.
+    pub fn new(signals: SignalLog, seen: Mark) -> Result<Supervisor> {
         let inherited = Inherited::get();
         // Before any thread starts, so that the output threads inherit it too.
         terminal::block_ttou();
@@ -90,25 +93,52 @@ impl Supervisor {
         Ok(Supervisor {
             runtime,
             inherited,
-            stop,
+            signals,
+            seen: Cell::new(seen),
         })
     }
 
     /// Runs the command until it ends.
     pub fn run(&self, spec: &ChildSpec<'_>, limits: Limits) -> Result<Finished> {
-        self.runtime
-            .block_on(supervise(spec, limits, self.inherited, &self.stop))
+        let mut seen = self.seen.get();
+        let finished = self.runtime.block_on(supervise(
+            spec,
+            limits,
+            self.inherited,
+            &self.signals,
+            &mut seen,
+        ));
+        self.seen.set(seen);
+        finished
     }
 
-    /// Waits `delay`, unless a signal that ends jobs ([`signals::TERMINATION`]) arrives
-    /// first, or had arrived as a stop request: then returns it.
+    /// Waits `delay` between two attempts, unless a signal that ends jobs
+    /// ([`signals::TERMINATION`]) arrives, or arrived since the last attempt ended: then
+    /// returns it, and no attempt follows. Signals meant for a running job (SIGUSR1,
+    /// SIGUSR2, SIGWINCH) have none to go to and are dropped. Orphans that end meanwhile are
+    /// reaped.
     pub fn pause(&self, delay: Duration) -> Option<Signal> {
-        self.runtime.block_on(async {
-            tokio::select! {
-                sig = self.stop.first_of(&signals::TERMINATION) => Some(sig),
-                _ = tokio::time::sleep(delay) => self.stop.received(),
+        let mut seen = self.seen.get();
+        let ending = self.runtime.block_on(async {
+            let mut wake = signals::wake_on(&signals::forwarded());
+            let mut child_exits = signal(SignalKind::child()).ok();
+            let sleep = tokio::time::sleep(delay);
+            tokio::pin!(sleep);
+            loop {
+                if let Some(sig) = self.signals.ending_since(&mut seen) {
+                    return Some(sig);
+                }
+                tokio::select! {
+                    _ = wake.recv() => {}
+                    Some(()) = async { child_exits.as_mut()?.recv().await } => {
+                        reap_orphans();
+                    }
+                    _ = &mut sleep => return None,
+                }
             }
-        })
+        });
+        self.seen.set(seen);
+        ending
     }
 }
 
@@ -127,11 +157,13 @@ async fn supervise(
     spec: &ChildSpec<'_>,
     limits: Limits,
     inherited: Inherited,
-    stop: &StopRequests,
+    signals: &SignalLog,
+    seen: &mut Mark,
 ) -> Result<Finished> {
-    // Handlers go in before the child exists, so no signal and no exit is missed.
+    // Watched before the child exists, so no exit and no wake-up is missed. The signals
+    // themselves are counted in `signals` from the start of the run.
     let mut child_exits = signal(SignalKind::child()).context("cannot watch for SIGCHLD")?;
-    let mut forwarded = watch_forwarded_signals()?;
+    let mut wake = signals::wake_on(&signals::forwarded());
 
     // The copies start before the child so that nothing can fail between spawning it and
     // reading its output.
@@ -182,7 +214,7 @@ async fn supervise(
                 lifeline.release();
             }
             let outcome = Outcome::from_spawn_error(spec.program, &err);
-            return Ok(copies.finish(outcome, started, Instant::now(), stop));
+            return Ok(copies.finish(outcome, started, Instant::now(), signals));
         }
     };
     tracing::debug!(pid = child.as_raw(), "command started");
@@ -199,33 +231,32 @@ async fn supervise(
     let mut kill_at: Option<tokio::time::Instant> = None;
     let mut killed = false;
     let mut termination_forwarded = false;
-    // A stop request that arrived while the attempt was being set up has no handler to
-    // forward it yet: pass it on now.
-    if let Some(sig) = stop.received() {
-        send(child, sig);
-        termination_forwarded = true;
-        if sig == Signal::SIGTERM {
-            kill_at = after(limits.kill_after);
+    // Passes on, once each, the signals that arrived since the last look: those that came
+    // while the attempt was being set up, then each as it comes.
+    let mut forward_new = |kill_at: &mut Option<tokio::time::Instant>| {
+        for sig in signals.take_since(seen) {
+            tracing::debug!(signal = sig.as_str(), "forwarding signal to the command");
+            send(child, sig);
+            if signals::is_termination(sig) {
+                termination_forwarded = true;
+                // Stopped members of the group could not act on it otherwise.
+                send(child, Signal::SIGCONT);
+            }
+            // A stop request (systemd, Kubernetes) must end the job in bounded time.
+            if sig == Signal::SIGTERM && kill_at.is_none() {
+                *kill_at = after(limits.kill_after);
+            }
         }
-    }
+    };
+    forward_new(&mut kill_at);
     let outcome = loop {
         tokio::select! {
             // Signals first: one that arrived with the exit is still passed on.
             biased;
-            Some(sig) = forwarded.recv() => {
-                tracing::debug!(signal = sig.as_str(), "forwarding signal to the command");
-                send(child, sig);
-                termination_forwarded |= signals::is_termination(sig);
-                if signals::is_termination(sig) {
-                    // Stopped members of the group could not act on it otherwise.
-                    send(child, Signal::SIGCONT);
-                }
-                // A stop request (systemd, Kubernetes) must end the job in bounded time.
-                if sig == Signal::SIGTERM && kill_at.is_none() {
-                    kill_at = after(limits.kill_after);
-                }
-            }
+            Some(_) = wake.recv() => forward_new(&mut kill_at),
             _ = child_exits.recv() => {
+                // The leader is not reaped yet, so its group id is still its own.
+                forward_new(&mut kill_at);
                 if let Some(outcome) = reap(child, terminal) {
                     break outcome;
                 }
@@ -258,7 +289,7 @@ async fn supervise(
         },
         _ => outcome,
     };
-    let mut finished = copies.finish(outcome, started, exited, stop);
+    let mut finished = copies.finish(outcome, started, exited, signals);
     finished.termination_forwarded = termination_forwarded;
     // Orphans that ended while the output drained.
     reap(child, None);
@@ -270,36 +301,6 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
         None => std::future::pending().await,
     }
-}
-
-/// Starts watching every forwarded signal that was not ignored when crontap-run started,
-/// and unblocks them in case the caller had blocked them.
-fn watch_forwarded_signals() -> Result<mpsc::UnboundedReceiver<Signal>> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let mut unblock = SigSet::empty();
-    unblock.add(Signal::SIGCHLD);
-    for &(sig, _why) in signals::FORWARDED {
-        if signals::inherited_ignored(sig) {
-            tracing::debug!(
-                signal = sig.as_str(),
-                "ignored when crontap-run started; not forwarded"
-            );
-            continue;
-        }
-        let mut stream = signal(SignalKind::from_raw(sig as i32))
-            .with_context(|| format!("cannot watch for {}", sig.as_str()))?;
-        unblock.add(sig);
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            while stream.recv().await.is_some() {
-                if tx.send(sig).is_err() {
-                    break;
-                }
-            }
-        });
-    }
-    let _ = pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&unblock), None);
-    Ok(rx)
 }
 
 /// Sends `sig` to the command's process group. Only called while its leader has not been
@@ -333,8 +334,52 @@ fn reap(child: Pid, terminal: Option<Terminal>) -> Option<Outcome> {
                 }
             }
             Ok(status) if status.pid() == Some(child) => ended = Outcome::from_wait(status),
-            Ok(status) => tracing::trace!(?status, "reaped an orphan"),
+            Ok(status) => log_orphan(status),
         }
+    }
+}
+
+/// Reaps every orphan that has ended, when no command is running (between attempts, and
+/// while the report is sent): as PID 1 or the subreaper, crontap-run is their parent, and
+/// an unreaped one stays a zombie.
+pub fn reap_orphans() {
+    loop {
+        match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => return,
+            Err(Errno::EINTR) => continue,
+            Err(err) => {
+                tracing::debug!(%err, "waitpid failed");
+                return;
+            }
+            Ok(status) => log_orphan(status),
+        }
+    }
+}
+
+/// Reaps orphans on a thread of its own from now until crontap-run exits: after the last
+/// attempt, while the report is sent, nothing else waits for children.
+pub fn reap_orphans_meanwhile() {
+    reap_orphans();
+    let started = std::thread::Builder::new().name("reaper".into()).spawn(|| {
+        loop {
+            std::thread::sleep(REAP_EVERY);
+            reap_orphans();
+        }
+    });
+    if let Err(err) = started {
+        tracing::debug!(%err, "cannot start the reaper thread");
+    }
+}
+
+/// How often orphans are reaped while the report is sent.
+const REAP_EVERY: Duration = Duration::from_millis(50);
+
+fn log_orphan(status: WaitStatus) {
+    match status {
+        WaitStatus::Exited(..) | WaitStatus::Signaled(..) => {
+            tracing::trace!(?status, "reaped an orphan")
+        }
+        _ => tracing::trace!(?status, "an orphan changed state"),
     }
 }
 
@@ -392,7 +437,7 @@ impl Copies {
         outcome: Outcome,
         started: Instant,
         exited: Instant,
-        stop: &StopRequests,
+        signals: &SignalLog,
     ) -> Finished {
         let elapsed = exited - started;
         tracing::debug!(
@@ -400,7 +445,7 @@ impl Copies {
             elapsed_ms = elapsed.as_millis() as u64,
             "command finished"
         );
-        let tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE, stop);
+        let tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE, signals);
         let mut tails = tails.into_iter();
         let stdout_tail = tails.next().unwrap_or_default();
         let stderr_tail = tails.next().unwrap_or_default();
@@ -409,7 +454,7 @@ impl Copies {
             elapsed,
             stdout_tail,
             stderr_tail,
-            stop_signal: stop.received(),
+            stop_signal: signals.stop_requested(),
             termination_forwarded: false,
         }
     }

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
-use crate::run::signals::StopRequests;
+use crate::run::signals::SignalLog;
 
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;
@@ -106,7 +106,7 @@ impl Tee {
     /// [`finish_all`] for one copy, never told to stop.
     #[cfg(test)]
     pub fn finish(self, grace: Duration) -> Vec<u8> {
-        let never = StopRequests::unwatched();
+        let never = SignalLog::unwatched();
         finish_all(vec![self], grace, &never)
             .pop()
             .unwrap_or_default()
@@ -123,7 +123,7 @@ impl Tee {
         (read_at_exit, waited_at_exit): (u64, Duration),
         start: Instant,
         grace: Duration,
-        stop: &StopRequests,
+        stop: &SignalLog,
     ) {
         loop {
             let wait = {
@@ -133,7 +133,7 @@ impl Tee {
                     .saturating_sub(waited_at_exit);
                 let others_output = shared.bytes_read - read_at_exit > self.in_flight;
                 // Told to stop: pass on what is at hand, but do not wait long for a reader.
-                let stop = stop.received().is_some() && start.elapsed() >= STOP_DRAIN;
+                let stop = stop.stop_requested().is_some() && start.elapsed() >= STOP_DRAIN;
                 if waited >= grace || others_output || stop || start.elapsed() >= STUCK_READER {
                     return;
                 }
@@ -154,7 +154,7 @@ impl Tee {
 /// not the command's (see the module notes), their give-up rules counted from the same
 /// moment; waits less once `stop` holds a stop request. Call it once the command has ended;
 /// a copy still running then is left to its thread. Returns the tail of each.
-pub fn finish_all(tees: Vec<Tee>, grace: Duration, stop: &StopRequests) -> Vec<Vec<u8>> {
+pub fn finish_all(tees: Vec<Tee>, grace: Duration, stop: &SignalLog) -> Vec<Vec<u8>> {
     let start = Instant::now();
     let marks: Vec<_> = tees.iter().map(|t| t.mark(start)).collect();
     tees.into_iter()

@@ -274,7 +274,18 @@ impl Crontap {
                     .push_str(&String::from_utf8_lossy(&chunk[..n]));
             }
         });
-        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (tx, stdout) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            loop {
+                let mut line = String::new();
+                match lines.read_line(&mut line) {
+                    Ok(1..) if tx.send(line).is_ok() => {}
+                    _ => return,
+                }
+            }
+        });
         Running {
             child,
             stdout,
@@ -354,7 +365,8 @@ fn percent_decode(s: &str) -> String {
 /// A crontap-run that is still running (see [`Crontap::start`]).
 pub struct Running {
     child: Child,
-    stdout: std::io::BufReader<std::process::ChildStdout>,
+    /// Lines of stdout, read by a thread so that waiting for one can time out.
+    stdout: std::sync::mpsc::Receiver<String>,
     seen: String,
     stderr: JoinHandle<()>,
     stderr_seen: Arc<Mutex<String>>,
@@ -367,13 +379,19 @@ impl Running {
     }
 
     /// Reads the command's output until a line equal to `marker`: the command's signal that
-    /// it is ready for what the test does next. Panics if the output ends first.
+    /// it is ready for what the test does next. Panics if the output ends first, or if the
+    /// marker has not come within [`MARKER_WAIT`] (so a regression fails instead of hanging).
     pub fn wait_for(&mut self, marker: &str) {
-        use std::io::BufRead;
+        let deadline = Instant::now() + MARKER_WAIT;
         loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).unwrap();
-            assert!(n > 0, "output ended before {marker:?}; saw {:?}", self.seen);
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.stdout.recv_timeout(left) {
+                Ok(line) => line,
+                Err(err) => {
+                    let _ = self.child.kill();
+                    panic!("no {marker:?} line ({err}); saw {:?}", self.seen);
+                }
+            };
             self.seen.push_str(&line);
             if line.trim_end() == marker {
                 return;
@@ -393,10 +411,9 @@ impl Running {
 
     /// Waits for crontap-run to end and checks that the secret was not printed.
     pub fn finish(mut self) -> Output {
-        use std::io::Read;
-        let mut rest = String::new();
-        self.stdout.read_to_string(&mut rest).unwrap();
-        self.seen.push_str(&rest);
+        for line in self.stdout.iter() {
+            self.seen.push_str(&line);
+        }
         let status = self.child.wait().unwrap();
         self.stderr.join().unwrap();
         let stderr = std::mem::take(&mut *self.stderr_seen.lock().unwrap());
@@ -411,6 +428,9 @@ impl Running {
         }
     }
 }
+
+/// The longest [`Running::wait_for`] waits for a readiness marker.
+pub const MARKER_WAIT: Duration = Duration::from_secs(60);
 
 /// Polls `check` until it holds or `limit` passes; for conditions with no event to wait on
 /// (a process disappearing from /proc). Returns whether it held.

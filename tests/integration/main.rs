@@ -6,6 +6,7 @@ mod corpus;
 mod dry_run;
 mod environment;
 mod exit_status;
+mod faults;
 mod history;
 mod logging;
 mod options;

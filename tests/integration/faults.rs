@@ -106,7 +106,7 @@ fn a_signal_before_the_command_starts_ends_the_run_without_starting_it() {
         let state = dir.path().join("state");
         let marker = dir.path().join("ran");
         let mut crontap = stateful(&receiver, &state);
-        let mut running = crontap
+        let running = crontap
             .args(["-v", "--jitter", "1h", "--no-overlap", "--job", "j", "--"])
             .arg("touch")
             .arg(&marker)

@@ -17,12 +17,14 @@ use nix::unistd::Whence;
 use crate::admit::{self, Start};
 use crate::cli::{Cli, Command};
 use crate::config::{self, Config, Environment, HistoryConfig};
+use crate::guard;
 use crate::report::heartbeat::Heartbeat;
 use crate::report::{PingResult, Reporter};
 use crate::run::outcome;
 use crate::run::outcome::HumanDuration;
 use crate::run::signals::{self, Mark, SignalLog};
 use crate::run::supervise::{self, ChildSpec, Finished, Supervisor};
+use crate::scrub::sanitize;
 use crate::state::Plan;
 use crate::state::history::{self, Entry, RunResult};
 
@@ -54,6 +56,8 @@ fn run(config: Config) -> Result<ExitCode> {
         dry_run: config.dry_run,
         stop: &signals,
     };
+    guard::install(reporter.url.cloned(), config.ping, signals.clone());
+    guard::fault_point("admission");
     let run_id = uuid::Uuid::new_v4().to_string();
     let started = SystemTime::now();
     let record = config.state.as_ref().map(|plan| Record {
@@ -115,7 +119,17 @@ fn run(config: Config) -> Result<ExitCode> {
         env_set,
         guarded: held.is_some(),
     };
-    let last = run_attempts(&config, spec, signals.clone(), seen)?;
+    guard::command_running();
+    let last = match run_attempts(&config, spec, signals.clone(), seen) {
+        Ok(last) => last,
+        // The command never started.
+        Err(err) => {
+            reporter.not_run(&err, signals.stop_requested());
+            return Err(err);
+        }
+    };
+    let status = last.finished.outcome.exit_code();
+    guard::command_ended(status, last.plain_summary(&config));
     let succeeded = last.finished.outcome.is_success();
 
     // Recorded before the ping, so that a slow ping never holds up the next run.
@@ -142,7 +156,7 @@ fn run(config: Config) -> Result<ExitCode> {
             delivered.message,
         );
     }
-    Ok(ExitCode::from(last.finished.outcome.exit_code()))
+    Ok(ExitCode::from(status))
 }
 
 /// The attempt that ended a run.
@@ -160,6 +174,19 @@ impl Last {
         let n = config.retry.attempts();
         (n > 1).then_some((self.attempt, n))
     }
+
+    /// The summary without the command's output: sent if building the full one fails.
+    /// `None` for a success.
+    fn plain_summary(&self, config: &Config) -> Option<String> {
+        if self.finished.outcome.is_success() {
+            return None;
+        }
+        let head = sanitize::one_line(&self.finished.outcome.describe(self.finished.elapsed));
+        Some(match self.attempt_of(config) {
+            Some((k, n)) => format!("{head} (attempt {k} of {n})"),
+            None => head,
+        })
+    }
 }
 
 /// Runs the command until an attempt succeeds or the retry policy says stop.
@@ -175,6 +202,7 @@ fn run_attempts(
     // file); a pipe is read once, so a later attempt sees only what is left.
     let stdin_start = nix::unistd::lseek(io::stdin(), 0, Whence::SeekCur).ok();
     let mut attempt = 1;
+    let mut previous: Option<Last> = None;
     loop {
         let mut spec_now = ChildSpec {
             env_set: spec.env_set.clone(),
@@ -183,7 +211,19 @@ fn run_attempts(
         spec_now
             .env_set
             .push(("CRONTAP_ATTEMPT", attempt.to_string()));
-        let finished = supervisor.run(&spec_now, config.limits)?;
+        let run = match guard::fault("attempt-setup") && attempt > 1 {
+            true => Err(anyhow::anyhow!("fault injected for a test")),
+            false => supervisor.run(&spec_now, config.limits),
+        };
+        let finished = match (run, previous.take()) {
+            (Ok(finished), _) => finished,
+            (Err(err), None) => return Err(err),
+            // The command ran before: its last result stands, not crontap-run's error.
+            (Err(err), Some(last)) => {
+                tracing::error!("cannot start attempt {attempt}: {err:#}; no more attempts");
+                return Ok(last);
+            }
+        };
         let stop = finished.stop_signal;
         let ended_by_signal = stop.is_some() || finished.termination_forwarded;
         if !policy.should_retry(attempt, &finished.outcome, ended_by_signal) {
@@ -216,6 +256,11 @@ fn run_attempts(
         {
             tracing::debug!(%err, "cannot rewind stdin for the next attempt");
         }
+        previous = Some(Last {
+            finished,
+            attempt,
+            stop: None,
+        });
         attempt += 1;
     }
 }

@@ -16,6 +16,7 @@ pub(crate) mod admit;
 pub mod app;
 pub mod cli;
 pub(crate) mod config;
+pub(crate) mod guard;
 pub mod log;
 pub mod report;
 pub mod run;

@@ -82,6 +82,7 @@ impl Reporter<'_> {
         let report = match finished.outcome.is_success() {
             true => Report::Success,
             false => {
+                crate::guard::fault_point("summary");
                 let mut head = finished.outcome.describe(finished.elapsed);
                 if let Some((k, n)) = attempt {
                     head = format!("{head} (attempt {k} of {n})");

@@ -279,3 +279,54 @@ fn jitter_past_an_hour_is_refused() {
     assert_eq!(out.code, 125);
     assert!(out.stderr.contains("--jitter"), "{}", out.stderr);
 }
+
+/// Item 4: a bug in crontap-run (a panic, made on purpose here with the tests' fault
+/// switch) never replaces the command's status once the command has run, and the fail ping
+/// still goes out, with the summary's head when the full summary cannot be made.
+#[test]
+fn a_panic_in_the_summary_keeps_the_status_and_still_pings() {
+    let receiver = Receiver::start();
+    let out = Crontap::with_url(&receiver.url())
+        .env("CRONTAP_FAULT", "summary")
+        .sh("echo 'secret detail' >&2; exit 3");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("internal error"), "{}", out.stderr);
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.starts_with("exit 3 after "), "{msg}");
+    assert!(!msg.contains("secret detail"), "{msg}");
+}
+
+/// Item 4, before the command starts: a panic is crontap-run's own failure, exit 125 with a
+/// fail ping, and the command does not run.
+#[test]
+fn a_panic_before_the_command_starts_is_125_with_a_fail_ping() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let out = Crontap::with_url(&receiver.url())
+        .env("CRONTAP_FAULT", "admission")
+        .args(["--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(out.code, 125, "{}", out.stderr);
+    assert!(!marker.exists());
+    assert_eq!(
+        receiver.only().msg().as_deref(),
+        Some("not run: crontap-run failed (internal error)")
+    );
+}
+
+/// Item 4, retries: an error setting up a later attempt ends the retries; the attempt that
+/// ran keeps its status, and is reported and recorded like any last attempt.
+#[test]
+fn an_error_setting_up_a_retry_keeps_the_last_status() {
+    let receiver = Receiver::start();
+    let out = Crontap::with_url(&receiver.url())
+        .env("CRONTAP_FAULT", "attempt-setup")
+        .args(["--retries", "2", "--retry-delay", "10ms"])
+        .sh("exit 4");
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.starts_with("exit 4 after "), "{msg}");
+    assert!(msg.contains("(attempt 1 of 3)"), "{msg}");
+}

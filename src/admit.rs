@@ -34,11 +34,13 @@ pub enum Start {
     Stopped(Signal),
 }
 
-/// Waits out `--jitter`, then takes the lock and key `plan` asks for, watching `signals`
-/// (from `seen` on) throughout. An error is an unusable store.
+/// Waits out `--jitter`, then takes the lock and key `plan` asks for (only looks at them in
+/// a dry run), watching `signals` (from `seen` on) throughout. An error is an unusable
+/// store.
 pub fn before_start(
     jitter: Option<Duration>,
     plan: Option<&Plan>,
+    dry_run: bool,
     owner: &str,
     now: SystemTime,
     signals: &SignalLog,
@@ -51,13 +53,24 @@ pub fn before_start(
             return Ok(Start::Stopped(sig));
         }
     }
-    let held = match plan {
-        None => None,
-        Some(plan) => match admit(plan, owner, now, signals, seen)? {
-            Ok(Admission::Run(held)) => Some(held),
-            Ok(Admission::Skip(reason)) => return Ok(Start::Skip(reason)),
-            Err(sig) => return Ok(Start::Stopped(sig)),
-        },
+    let held = match (plan, dry_run) {
+        (None, _) => None,
+        (Some(plan), true) => {
+            let plan = plan.clone();
+            match on_thread(move || state::look(&plan, now), signals, seen)? {
+                Ok(None) => None,
+                Ok(Some(reason)) => return Ok(Start::Skip(reason)),
+                Err(sig) => return Ok(Start::Stopped(sig)),
+            }
+        }
+        (Some(plan), false) => {
+            let (plan, owner) = (plan.clone(), owner.to_owned());
+            match on_thread(move || state::admit(&plan, &owner, now), signals, seen)? {
+                Ok(Admission::Run(held)) => Some(held),
+                Ok(Admission::Skip(reason)) => return Ok(Start::Skip(reason)),
+                Err(sig) => return Ok(Start::Stopped(sig)),
+            }
+        }
     };
     // The last look before the command starts; what arrives later is the command's.
     match signals.ending_since(seen) {
@@ -67,35 +80,31 @@ pub fn before_start(
     }
 }
 
-/// [`state::admit`] on a thread of its own, so that a stop signal is acted on while a store
+/// Runs store work on a thread of its own, so that a stop signal is acted on while a store
 /// is slow to answer. `Err(signal)`: stopped first.
-fn admit(
-    plan: &Plan,
-    owner: &str,
-    now: SystemTime,
+fn on_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
     signals: &SignalLog,
     seen: &mut Mark,
-) -> Result<std::result::Result<Admission, Signal>> {
+) -> Result<std::result::Result<T, Signal>> {
     let (tx, rx) = mpsc::channel();
-    let (plan, owner) = (plan.clone(), owner.to_owned());
     std::thread::Builder::new()
         .name("admission".into())
         .spawn(move || {
-            let _ = tx.send(state::admit(&plan, &owner, now));
+            let _ = tx.send(work());
         })?;
     loop {
         match rx.recv_timeout(POLL) {
-            Ok(admission) => return admission.map(Ok),
+            Ok(done) => return done.map(Ok),
             Err(RecvTimeoutError::Disconnected) => anyhow::bail!("state admission failed"),
             Err(RecvTimeoutError::Timeout) => {}
         }
         if let Some(sig) = signals.ending_since(seen) {
             tracing::debug!(signal = sig.as_str(), "stopped during state admission");
-            // Whatever it claimed is released when the `Held` it returns is dropped; a store
-            // that does not answer in time keeps its claim until the lease runs out.
-            if let Ok(Ok(Admission::Run(held))) = rx.recv_timeout(ADMISSION_GRACE) {
-                drop(held);
-            }
+            // Whatever the work claimed is released when what it returns is dropped (a
+            // `Held`); a store that does not answer in time keeps its claim until the lease
+            // runs out.
+            drop(rx.recv_timeout(ADMISSION_GRACE));
             return Ok(Err(sig));
         }
     }

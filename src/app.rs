@@ -60,18 +60,37 @@ fn run(config: Config) -> Result<ExitCode> {
     guard::fault_point("admission");
     let run_id = uuid::Uuid::new_v4().to_string();
     let started = SystemTime::now();
-    let record = config.state.as_ref().map(|plan| Record {
-        plan,
-        run_id: &run_id,
+    // A dry run writes no history.
+    let record = config
+        .state
+        .as_ref()
+        .filter(|_| !config.dry_run)
+        .map(|plan| Record {
+            plan,
+            run_id: &run_id,
+            started,
+            key: plan.key_at(started).map(|(key, _)| key),
+        });
+    let start = admit::before_start(
+        config.jitter,
+        config.state.as_ref(),
+        config.dry_run,
+        &run_id,
         started,
-        key: plan.key_at(started).map(|(key, _)| key),
-    });
-    let plan = record.as_ref().map(|r| r.plan);
-    let start = admit::before_start(config.jitter, plan, &run_id, started, &signals, &mut seen);
+        &signals,
+        &mut seen,
+    );
     let held = match start {
         Ok(Start::Run(held)) => held,
         Ok(Start::Skip(reason)) => {
             tracing::info!("skipped: {reason}");
+            if config.dry_run {
+                // A closed stderr is no reason to fail.
+                let _ = writeln!(
+                    io::stderr(),
+                    "crontap-run: dry run, the command would be skipped: {reason}"
+                );
+            }
             if let Some(record) = &record {
                 record.append(
                     RunResult::Skipped,

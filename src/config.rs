@@ -58,7 +58,7 @@ pub struct Config {
     pub limits: supervise::Limits,
     pub ping: ping::Policy,
     pub retry: retry::Policy,
-    /// The lock and key asked for; `None` when no state feature is in use (or a dry run).
+    /// The lock and key asked for; `None` when no state feature is in use.
     pub state: Option<state::Plan>,
     pub msg_max: usize,
     pub dry_run: bool,
@@ -146,8 +146,8 @@ impl Config {
                 budget: args.ping_budget,
             },
             retry,
-            // A dry run changes nothing on disk: it would otherwise mark a period as done.
-            state: state.filter(|_| !args.dry_run),
+            // A dry run only looks at the state (see `state::look`).
+            state,
             msg_max: usize::from(args.msg_max),
             dry_run: args.dry_run,
             jitter: args.jitter.filter(|j| !j.is_zero()),

@@ -110,6 +110,31 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
 /// when another process holds it. The file is opened close-on-exec, so the
 /// job never inherits the lock.
 ///
+/// Whether a process holds the lock on `path` (an absent file is not locked), read from the
+/// kernel's lock table (`/proc/locks`) without taking the lock: for `--dry-run`, which must
+/// not make a real run that claims at the same moment skip.
+pub fn is_locked(path: &Path) -> Result<bool> {
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let table = fs::read_to_string("/proc/locks").context("cannot read /proc/locks")?;
+    // Lines read `1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF`, the device
+    // numbers in hex; waiters' lines have `->` after the number.
+    let dev = meta.dev();
+    let file = format!(
+        "{:02x}:{:02x}:{}",
+        nix::sys::stat::major(dev),
+        nix::sys::stat::minor(dev),
+        meta.ino()
+    );
+    Ok(table.lines().any(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        fields.get(1) == Some(&"FLOCK") && fields.get(5) == Some(&file.as_str())
+    }))
+}
+
 /// Lock files may be removed by a process that holds their lock (pruning). A lock taken on a
 /// file that was removed meanwhile protects nothing, so after locking, the path must still
 /// name the locked file; if not, the lock is taken again on the new file.

@@ -24,7 +24,7 @@ use nix::fcntl::Flock;
 use serde::{Deserialize, Serialize};
 
 use super::disk;
-use super::store::{Claim, Lease, RETENTION, Status, Store, Target};
+use super::store::{Claim, Found, Lease, RETENTION, Status, Store, Target};
 use crate::state::job;
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
@@ -71,6 +71,15 @@ impl FileStore {
             held: HashMap::new(),
             next_id: 0,
         })
+    }
+
+    /// The store in `dir` as it is, for looking only: nothing is created.
+    pub fn at(dir: &Path) -> FileStore {
+        FileStore {
+            dir: dir.to_owned(),
+            held: HashMap::new(),
+            next_id: 0,
+        }
     }
 
     fn paths(&self, target: &Target) -> (PathBuf, Option<PathBuf>) {
@@ -192,6 +201,25 @@ impl Store for FileStore {
         };
         write_record(&record_path, &record)?;
         Ok(Claim::Granted(self.grant(target, owner, lock)))
+    }
+
+    fn look(&mut self, target: &Target) -> Result<Found> {
+        let (lock_path, record_path) = self.paths(target);
+        // The kernel's lock table says whether a live run holds the lock; trying to take it,
+        // even for a moment, could make a real claim racing with this look skip.
+        if disk::is_locked(&lock_path)? {
+            return Ok(Found::Held);
+        }
+        let (Some(record_path), Target::Key { key, .. }) = (record_path, target) else {
+            return Ok(Found::Free);
+        };
+        Ok(match read_record(&record_path)? {
+            Some(r) if !r.expired(SystemTime::now()) && r.key == *key => match r.status {
+                Status::Succeeded => Found::Done(UNIX_EPOCH + Duration::from_secs(r.updated)),
+                _ => Found::Free,
+            },
+            _ => Found::Free,
+        })
     }
 
     fn renew(&mut self, lease: &Lease) -> Result<()> {

@@ -36,6 +36,7 @@ use anyhow::{Context, Result};
 
 use crate::scrub::sanitize;
 use location::Remote;
+use store::Found;
 pub use store::{Claim, Lease, RETENTION, Store, Target};
 
 /// The key a run uses, as the options ask for it.
@@ -100,8 +101,37 @@ pub fn admit(plan: &Plan, owner: &str, now: SystemTime) -> Result<Admission> {
     admit_with(store, plan, owner, now).with_context(|| unusable)
 }
 
+/// For `--dry-run`: whether a run starting at `now` would be skipped, and why, found
+/// without taking or writing anything (a state directory that does not exist yet is not
+/// created: nothing was ever claimed there).
+pub fn look(plan: &Plan, now: SystemTime) -> Result<Option<String>> {
+    let (mut store, unusable) = open_with(plan, Access::Look)?;
+    let look = |store: &mut Box<dyn Store>| -> Result<Option<String>> {
+        if plan.no_overlap && store.look(&lock_of(plan))? != Found::Free {
+            return Ok(Some(already_running(plan)));
+        }
+        if let Some((key, keep_until)) = plan.key_at(now) {
+            let found = store.look(&key_target(plan, &key, keep_until))?;
+            return Ok(not_due(&key, found));
+        }
+        Ok(None)
+    };
+    look(&mut store).with_context(|| unusable)
+}
+
+/// Whether a store is opened to claim (it may create what it needs) or only to look.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Claim,
+    Look,
+}
+
 /// Opens the store `plan` names; also returns the words for "it is unusable".
 fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
+    open_with(plan, Access::Claim)
+}
+
+fn open_with(plan: &Plan, access: Access) -> Result<(Box<dyn Store>, String)> {
     if let Some(remote) = &plan.remote {
         let unusable = format!(
             "the state store {} is unreachable or failing",
@@ -116,7 +146,10 @@ fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
         "the state directory {} is unusable (set it with --state-dir or CRONTAP_STATE_DIR)",
         sanitize::one_line(&dir.display().to_string())
     );
-    let store = file::FileStore::open(dir).with_context(|| unusable.clone())?;
+    let store = match access {
+        Access::Claim => file::FileStore::open(dir).with_context(|| unusable.clone())?,
+        Access::Look => file::FileStore::at(dir),
+    };
     Ok((Box::new(store), unusable))
 }
 
@@ -140,6 +173,37 @@ fn open_remote(remote: &Remote, lease: Duration) -> Result<Box<dyn Store>> {
     }
 }
 
+/// The job's `--no-overlap` lock.
+fn lock_of(plan: &Plan) -> Target {
+    Target::Lock {
+        job: plan.job.clone(),
+    }
+}
+
+fn key_target(plan: &Plan, key: &str, keep_until: SystemTime) -> Target {
+    Target::Key {
+        key: key.to_owned(),
+        job: plan.job.clone(),
+        keep_until,
+    }
+}
+
+fn already_running(plan: &Plan) -> String {
+    format!("job {} is already running (--no-overlap)", plan.job)
+}
+
+/// Why a run whose key was `found` so is not due; `None` if it is.
+fn not_due(key: &str, found: Found) -> Option<String> {
+    match found {
+        Found::Free => None,
+        Found::Held => Some(format!("{key} is being run by another instance")),
+        Found::Done(at) => Some(format!(
+            "{key} already succeeded at {}",
+            humantime::format_rfc3339_seconds(at)
+        )),
+    }
+}
+
 fn admit_with(
     store: Box<dyn Store>,
     plan: &Plan,
@@ -155,33 +219,18 @@ fn admit_with(
         keeper: None,
     };
     if plan.no_overlap {
-        let target = Target::Lock {
-            job: plan.job.clone(),
-        };
-        if let Claim::Held | Claim::Done(_) = held.claim(&target, owner)? {
-            let reason = format!("job {} is already running (--no-overlap)", plan.job);
-            return Ok(Admission::Skip(reason));
+        if let Claim::Held | Claim::Done(_) = held.claim(&lock_of(plan), owner)? {
+            return Ok(Admission::Skip(already_running(plan)));
         }
     }
     if let Some((key, keep_until)) = key {
-        let target = Target::Key {
-            key: key.clone(),
-            job: plan.job.clone(),
-            keep_until,
+        let found = match held.claim(&key_target(plan, &key, keep_until), owner)? {
+            Claim::Granted(_) => Found::Free,
+            Claim::Held => Found::Held,
+            Claim::Done(at) => Found::Done(at),
         };
-        match held.claim(&target, owner)? {
-            Claim::Granted(_) => {}
-            Claim::Held => {
-                return Ok(Admission::Skip(format!(
-                    "{key} is being run by another instance"
-                )));
-            }
-            Claim::Done(at) => {
-                return Ok(Admission::Skip(format!(
-                    "{key} already succeeded at {}",
-                    humantime::format_rfc3339_seconds(at)
-                )));
-            }
+        if let Some(reason) = not_due(&key, found) {
+            return Ok(Admission::Skip(reason));
         }
     }
     let every = held.store().renew_every();

@@ -43,7 +43,7 @@ use ::redis::{Client, Cmd, Connection, FromRedisValue, RedisError, cmd};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::store::{Claim, Lease, Status, Store, Target};
+use super::store::{Claim, Found, Lease, Status, Store, Target};
 
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -373,6 +373,24 @@ impl Store for RedisStore {
             owner: owner.to_owned(),
             id: self.next_id,
         }))
+    }
+
+    fn look(&mut self, target: &Target) -> Result<Found> {
+        let name = name(target);
+        let value: Option<String> = self
+            .call(cmd("GET").arg(&name))
+            .with_context(|| format!("cannot read {name}"))?;
+        let Some(value) = value else {
+            return Ok(Found::Free);
+        };
+        let record: Record = serde_json::from_str(&value)
+            .with_context(|| format!("the value of {name} is not a crontap-run record"))?;
+        Ok(match record.status {
+            Status::Succeeded => Found::Done(done(&name, &value)?),
+            // A running value's TTL is its lease: while the value is there, it is held.
+            Status::Running => Found::Held,
+            Status::Failed => Found::Free,
+        })
     }
 
     fn renew(&mut self, lease: &Lease) -> Result<()> {

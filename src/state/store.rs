@@ -49,6 +49,17 @@ pub enum Claim {
     Done(SystemTime),
 }
 
+/// What a look at a target finds, without claiming it (`--dry-run`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// A claim now would be granted.
+    Free,
+    /// A live run holds it.
+    Held,
+    /// The key is recorded as succeeded, at this time.
+    Done(SystemTime),
+}
+
 /// A target held by this run. `owner` is the run's id: a store checks it on every renew,
 /// complete and release, so a holder whose lease was lost cannot overwrite the next
 /// holder's record.
@@ -64,6 +75,8 @@ pub struct Lease {
 pub trait Store: Send {
     /// Claims `target` for the run `owner`.
     fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim>;
+    /// What a claim of `target` would find, without taking or writing anything.
+    fn look(&mut self, target: &Target) -> Result<Found>;
     /// Keeps a lease alive; called every [`Store::renew_every`] while the run lasts.
     fn renew(&mut self, lease: &Lease) -> Result<()>;
     /// Records the run's result under a key (a lock is just released) and lets go of it.

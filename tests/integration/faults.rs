@@ -330,3 +330,66 @@ fn an_error_setting_up_a_retry_keeps_the_last_status() {
     assert!(msg.starts_with("exit 4 after "), "{msg}");
     assert!(msg.contains("(attempt 1 of 3)"), "{msg}");
 }
+
+/// Item 6: a dry run reads the state and never takes or writes it. Beside a live
+/// `--no-overlap` run, or after a `--once-per` period's success, it says the run would be
+/// skipped and does not run the command; the live run's lock is untouched.
+#[test]
+fn a_dry_run_reads_the_state_and_never_takes_it() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let marker = dir.path().join("ran");
+
+    let mut holder = stateful(&receiver, &state)
+        .args(["--no-overlap", "--job", "j", "--", "sh", "-c"])
+        .arg("echo ready; exec sleep 600")
+        .start();
+    holder.wait_for("ready");
+    let dry = stateful(&receiver, &state)
+        .args(["--dry-run", "--no-overlap", "--job", "j", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(
+        !marker.exists(),
+        "the dry run ran the command beside a live run"
+    );
+    assert!(dry.stderr.contains("would be skipped"), "{}", dry.stderr);
+    // The live run still holds its lock.
+    let real = stateful(&receiver, &state)
+        .args(["--no-overlap", "--job", "j", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(real.code, 0);
+    assert!(!marker.exists(), "the dry run released the live run's lock");
+    holder.signal(Signal::SIGTERM);
+    holder.finish();
+
+    // A period already done.
+    let once = ["--once-per", "1d", "--job", "daily"];
+    assert_eq!(stateful(&receiver, &state).args(once).sh("true").code, 0);
+    let dry = stateful(&receiver, &state)
+        .arg("--dry-run")
+        .args(once)
+        .args(["--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(!marker.exists(), "the dry run ran a period that was done");
+
+    // A state directory that does not exist yet is not created by a dry run.
+    let fresh = dir.path().join("fresh");
+    let dry = stateful(&receiver, &fresh)
+        .args(["--dry-run", "--no-overlap"])
+        .args(once)
+        .args(["--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(
+        marker.exists(),
+        "a dry run with nothing claimed must run the command"
+    );
+    assert!(!fresh.exists(), "the dry run wrote state");
+}

@@ -77,7 +77,7 @@ use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Config};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::store::{Claim, Lease, Store, Target};
+use super::store::{Claim, Found, Lease, Store, Target};
 
 pub use error::PgError;
 
@@ -294,6 +294,27 @@ impl Store for PostgresStore {
             }
         }
         Ok(Claim::Held)
+    }
+
+    fn look(&mut self, target: &Target) -> Result<Found> {
+        let (kind, name) = row_of(target);
+        let rows = match self.query(LOOK, &[(&kind, Type::TEXT), (&name, Type::TEXT)]) {
+            // No table yet: nothing was ever claimed (a look creates nothing).
+            Err(err) if PgError::code_of(&err) == Some(&SqlState::UNDEFINED_TABLE) => {
+                return Ok(Found::Free);
+            }
+            rows => rows?,
+        };
+        let Some(row) = rows.first() else {
+            return Ok(Found::Free);
+        };
+        let status: String = row.try_get("status")?;
+        let free: bool = row.try_get("free")?;
+        Ok(match (status.as_str(), free) {
+            (_, true) => Found::Free,
+            ("succeeded", false) => Found::Done(row.try_get("updated_at")?),
+            _ => Found::Held,
+        })
     }
 
     fn renew(&mut self, lease: &Lease) -> Result<()> {

@@ -218,10 +218,10 @@ fn admit_with(
         key: key.as_ref().map(|(k, _)| k.clone()),
         keeper: None,
     };
-    if plan.no_overlap {
-        if let Claim::Held | Claim::Done(_) = held.claim(&lock_of(plan), owner)? {
-            return Ok(Admission::Skip(already_running(plan)));
-        }
+    if plan.no_overlap
+        && let Claim::Held | Claim::Done(_) = held.claim(&lock_of(plan), owner)?
+    {
+        return Ok(Admission::Skip(already_running(plan)));
     }
     if let Some((key, keep_until)) = key {
         let found = match held.claim(&key_target(plan, &key, keep_until), owner)? {
@@ -362,6 +362,16 @@ mod tests {
     }
 
     impl Store for Memory {
+        fn look(&mut self, target: &Target) -> Result<Found> {
+            let name = name(target);
+            Ok(
+                match (self.done.get(&name), self.holders.contains_key(&name)) {
+                    (Some(at), _) => Found::Done(*at),
+                    (None, true) => Found::Held,
+                    (None, false) => Found::Free,
+                },
+            )
+        }
         fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
             let name = name(target);
             if let Some(at) = self.done.get(&name) {
@@ -436,6 +446,9 @@ mod tests {
         impl Store for Shared {
             fn claim(&mut self, t: &Target, o: &str) -> Result<Claim> {
                 self.0.lock().unwrap().claim(t, o)
+            }
+            fn look(&mut self, t: &Target) -> Result<Found> {
+                self.0.lock().unwrap().look(t)
             }
             fn renew(&mut self, l: &Lease) -> Result<()> {
                 self.0.lock().unwrap().renew(l)

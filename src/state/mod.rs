@@ -36,8 +36,7 @@ use anyhow::{Context, Result};
 
 use crate::scrub::sanitize;
 use location::Remote;
-use store::Found;
-pub use store::{Claim, Lease, RETENTION, Store, Target};
+pub use store::{Claim, Found, Lease, RETENTION, Store, Target};
 
 /// The key a run uses, as the options ask for it.
 #[derive(Debug, Clone, PartialEq, Eq)]

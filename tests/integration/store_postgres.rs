@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
 use crontap_run::state::postgres::PostgresStore;
-use crontap_run::state::{Claim, Lease, Store, Target};
+use crontap_run::state::{Claim, Found, Lease, Store, Target};
 use nix::sys::signal::Signal;
 
 use crate::harness::{Crontap, Output, Receiver, SECRET, eventually};
@@ -1081,4 +1081,27 @@ fn several_comma_separated_hosts_are_tried_in_turn() {
         &format!("postgres://127.0.0.1:{dead},127.0.0.1:{other}/{db}"),
         "error connecting to server: Connection refused",
     );
+}
+
+/// `--dry-run` looks without claiming: a look finds what a claim would, and changes
+/// nothing (another host's claim right after it is granted).
+#[test]
+fn a_look_finds_what_a_claim_would_and_takes_nothing() {
+    let db = "store_look";
+    server().database(db);
+    let (mut a, mut b) = (store(db), store(db));
+    let lock = Target::Lock { job: "job".into() };
+    assert_eq!(b.look(&key("k")).unwrap(), Found::Free);
+    assert_eq!(b.look(&lock).unwrap(), Found::Free);
+    let held = granted(a.claim(&key("k"), "run-a").unwrap());
+    let lock_held = granted(a.claim(&lock, "run-a").unwrap());
+    assert_eq!(b.look(&key("k")).unwrap(), Found::Held);
+    assert_eq!(b.look(&lock).unwrap(), Found::Held);
+    a.complete(lock_held, true).unwrap();
+    assert_eq!(b.look(&lock).unwrap(), Found::Free);
+    a.complete(held, true).unwrap();
+    assert!(matches!(b.look(&key("k")).unwrap(), Found::Done(_)));
+    // Looking took nothing: a fresh key is still granted at once.
+    assert_eq!(b.look(&key("k2")).unwrap(), Found::Free);
+    granted(a.claim(&key("k2"), "run-c").unwrap());
 }

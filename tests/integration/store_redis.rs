@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use crontap_run::state::redis::RedisStore;
-use crontap_run::state::{Claim, Lease, Store, Target};
+use crontap_run::state::{Claim, Found, Lease, Store, Target};
 use nix::sys::signal::Signal;
 use redis::Commands;
 
@@ -1014,4 +1014,27 @@ fn replies_are_awaited_for_a_third_of_a_short_lease() {
     assert!(elapsed < Duration::from_millis(2500), "{elapsed:?}");
     assert!(err.ends_with("no answer within 1s"), "{err}");
     store.renew(&held).unwrap();
+}
+
+/// `--dry-run` looks without claiming: a look finds what a claim would, and changes
+/// nothing (another host's claim right after it is granted).
+#[test]
+fn a_look_finds_what_a_claim_would_and_takes_nothing() {
+    let server = Server::start();
+    let lease = Duration::from_secs(30);
+    let (mut a, mut b) = (store(&server, lease), store(&server, lease));
+    let lock = Target::Lock { job: "job".into() };
+    assert_eq!(b.look(&key("k")).unwrap(), Found::Free);
+    assert_eq!(b.look(&lock).unwrap(), Found::Free);
+    let held = granted(a.claim(&key("k"), "run-a").unwrap());
+    let lock_held = granted(a.claim(&lock, "run-a").unwrap());
+    assert_eq!(b.look(&key("k")).unwrap(), Found::Held);
+    assert_eq!(b.look(&lock).unwrap(), Found::Held);
+    a.complete(lock_held, true).unwrap();
+    assert_eq!(b.look(&lock).unwrap(), Found::Free);
+    a.complete(held, true).unwrap();
+    assert!(matches!(b.look(&key("k")).unwrap(), Found::Done(_)));
+    // Looking took nothing: a fresh key is still granted at once.
+    assert_eq!(b.look(&key("k2")).unwrap(), Found::Free);
+    granted(a.claim(&key("k2"), "run-c").unwrap());
 }

@@ -137,10 +137,10 @@ fn a_stop_request_still_reports_within_the_shutdown_budget() {
         "took {:?}",
         out.elapsed
     );
-    assert!(
-        !receiver.received().is_empty(),
-        "the fail ping was attempted"
-    );
+    let pings = receiver.received();
+    assert!(!pings.is_empty(), "the fail ping was attempted");
+    let msg = pings[0].msg().unwrap_or_default();
+    assert!(msg.starts_with("killed by SIGTERM after "), "{msg}");
 }
 
 #[test]

@@ -149,7 +149,7 @@ fn run(config: Config) -> Result<ExitCode> {
     };
     let status = last.finished.outcome.exit_code();
     guard::command_ended(status, last.plain_summary(&config));
-    let succeeded = last.finished.outcome.is_success();
+    let succeeded = last.finished.succeeded();
 
     // Recorded before the ping, so that a slow ping never holds up the next run.
     if let Some(held) = held
@@ -162,9 +162,10 @@ fn run(config: Config) -> Result<ExitCode> {
     supervise::reap_orphans_meanwhile();
     let delivered = reporter.finished(&last.finished, last.attempt_of(&config), last.stop);
     if let Some(record) = &record {
-        let result = match succeeded {
-            true => RunResult::Succeeded,
-            false => RunResult::Failed,
+        let result = match (succeeded, last.finished.stopped) {
+            (true, _) => RunResult::Succeeded,
+            (false, Some(_)) => RunResult::Stopped,
+            (false, None) => RunResult::Failed,
         };
         let exit = Some(last.finished.outcome.exit_code());
         record.append(
@@ -197,10 +198,10 @@ impl Last {
     /// The summary without the command's output: sent if building the full one fails.
     /// `None` for a success.
     fn plain_summary(&self, config: &Config) -> Option<String> {
-        if self.finished.outcome.is_success() {
+        if self.finished.succeeded() {
             return None;
         }
-        let head = sanitize::one_line(&self.finished.outcome.describe(self.finished.elapsed));
+        let head = sanitize::one_line(&self.finished.describe());
         Some(match self.attempt_of(config) {
             Some((k, n)) => format!("{head} (attempt {k} of {n})"),
             None => head,
@@ -256,7 +257,7 @@ fn run_attempts(
         tracing::debug!(
             "attempt {attempt} of {} failed ({}); retrying in {}",
             policy.attempts(),
-            finished.outcome.describe(finished.elapsed),
+            finished.describe(),
             HumanDuration(wait)
         );
         if let Some(signal) = supervisor.pause(wait) {

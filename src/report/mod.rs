@@ -79,11 +79,11 @@ impl Reporter<'_> {
         attempt: Option<(u32, u32)>,
         stop: Option<Signal>,
     ) -> Delivered {
-        let report = match finished.outcome.is_success() {
+        let report = match finished.succeeded() {
             true => Report::Success,
             false => {
                 crate::guard::fault_point("summary");
-                let mut head = finished.outcome.describe(finished.elapsed);
+                let mut head = finished.describe();
                 if let Some((k, n)) = attempt {
                     head = format!("{head} (attempt {k} of {n})");
                 }

@@ -40,9 +40,11 @@ pub fn is_termination(signal: Signal) -> bool {
     TERMINATION.contains(&signal)
 }
 
-/// Signals that tell crontap-run itself to stop: the report then gets only the shutdown
-/// budget. SIGHUP and SIGQUIT are not among them (they often mean "reload" or "dump").
-const STOP_SIGNALS: [Signal; 2] = [Signal::SIGTERM, Signal::SIGINT];
+/// Signals that tell crontap-run itself to stop: a run that got one while its command ran is
+/// reported as stopped, never as a success, and the report gets only the shutdown budget.
+/// SIGQUIT counts (Ctrl-\, `kill -QUIT`: quit, with a dump); SIGHUP does not (it often means
+/// "reload").
+const STOP_SIGNALS: [Signal; 3] = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGQUIT];
 
 /// Whether `signal` is a request to crontap-run itself to stop.
 pub fn is_stop_request(signal: Signal) -> bool {

@@ -27,7 +27,7 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::run::lifeline::Lifeline;
-use crate::run::outcome::Outcome;
+use crate::run::outcome::{HumanDuration, Outcome};
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
 use crate::run::tee::{self, Stream, Tee};
 use crate::run::terminal::{self, Terminal};
@@ -67,6 +67,30 @@ pub struct Finished {
     pub stop_signal: Option<Signal>,
     /// A signal that can end the job ([`signals::TERMINATION`]) was forwarded to it.
     pub termination_forwarded: bool,
+    /// The first stop request crontap-run received and passed on while the command ran:
+    /// whatever the command then did, the run was stopped, not completed.
+    pub stopped: Option<Signal>,
+}
+
+impl Finished {
+    /// Whether the run counts as a success: the command exited 0 and was not told to stop.
+    /// A job that cleans up and exits 0 on SIGTERM did not finish its work.
+    pub fn succeeded(&self) -> bool {
+        self.outcome.is_success() && self.stopped.is_none()
+    }
+
+    /// The head of the failure summary: `stopped by SIGTERM after 41s (exit 0)` for a
+    /// command that exited after a stop request, else how the command ended.
+    pub fn describe(&self) -> String {
+        match (self.stopped, &self.outcome) {
+            (Some(sig), Outcome::Exited(code)) => format!(
+                "stopped by {} after {} (exit {code})",
+                sig.as_str(),
+                HumanDuration(self.elapsed)
+            ),
+            (_, outcome) => outcome.describe(self.elapsed),
+        }
+    }
 }
 
 /// Runs commands one after another (the attempts of a run) and waits between them.
@@ -231,12 +255,16 @@ async fn supervise(
     let mut kill_at: Option<tokio::time::Instant> = None;
     let mut killed = false;
     let mut termination_forwarded = false;
+    let mut stopped = None;
     // Passes on, once each, the signals that arrived since the last look: those that came
     // while the attempt was being set up, then each as it comes.
     let mut forward_new = |kill_at: &mut Option<tokio::time::Instant>| {
         for sig in signals.take_since(seen) {
             tracing::debug!(signal = sig.as_str(), "forwarding signal to the command");
             send(child, sig);
+            if signals::is_stop_request(sig) {
+                stopped = stopped.or(Some(sig));
+            }
             if signals::is_termination(sig) {
                 termination_forwarded = true;
                 // Stopped members of the group could not act on it otherwise.
@@ -291,6 +319,7 @@ async fn supervise(
     };
     let mut finished = copies.finish(outcome, started, exited, signals);
     finished.termination_forwarded = termination_forwarded;
+    finished.stopped = stopped;
     // Orphans that ended while the output drained.
     reap(child, None);
     Ok(finished)
@@ -456,6 +485,7 @@ impl Copies {
             stderr_tail,
             stop_signal: signals.stop_requested(),
             termination_forwarded: false,
+            stopped: None,
         }
     }
 }

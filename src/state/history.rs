@@ -51,6 +51,8 @@ pub struct Entry {
 pub enum RunResult {
     Succeeded,
     Failed,
+    /// crontap-run was told to stop while the command ran (never a success).
+    Stopped,
     Skipped,
 }
 
@@ -59,6 +61,7 @@ impl RunResult {
         match self {
             RunResult::Succeeded => "succeeded",
             RunResult::Failed => "failed",
+            RunResult::Stopped => "stopped",
             RunResult::Skipped => "skipped",
         }
     }

@@ -75,9 +75,14 @@ fn start() -> io::Result<Lifeline> {
             drop(write);
             watch(read)
         }
-        ForkResult::Parent { .. } => Ok(Lifeline {
-            pipe: std::fs::File::from(write),
-        }),
+        ForkResult::Parent { child } => {
+            // Set from both sides, so the lifeline is out of crontap-run's group before the
+            // job starts, however the two processes are scheduled.
+            let _ = nix::unistd::setpgid(child, child);
+            Ok(Lifeline {
+                pipe: std::fs::File::from(write),
+            })
+        }
     }
 }
 

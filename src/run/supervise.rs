@@ -262,7 +262,9 @@ async fn supervise(
         for sig in signals.take_since(seen) {
             tracing::debug!(signal = sig.as_str(), "forwarding signal to the command");
             send(child, sig);
-            if signals::is_stop_request(sig) {
+            // A stop request counts only if the command could still act on it: one that
+            // came after it exited, before it was reaped, did not stop it.
+            if signals::is_stop_request(sig) && !has_exited(child) {
                 stopped = stopped.or(Some(sig));
             }
             if signals::is_termination(sig) {
@@ -366,6 +368,15 @@ fn reap(child: Pid, terminal: Option<Terminal>) -> Option<Outcome> {
             Ok(status) => log_orphan(status),
         }
     }
+}
+
+/// Whether the command has exited, seen without reaping it (so its group id stays its own).
+fn has_exited(child: Pid) -> bool {
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    matches!(
+        nix::sys::wait::waitid(nix::sys::wait::Id::Pid(child), flags),
+        Ok(WaitStatus::Exited(..) | WaitStatus::Signaled(..))
+    )
 }
 
 /// Reaps every orphan that has ended, when no command is running (between attempts, and

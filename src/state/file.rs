@@ -24,7 +24,7 @@ use nix::fcntl::Flock;
 use serde::{Deserialize, Serialize};
 
 use super::disk;
-use super::store::{Claim, Found, Lease, RETENTION, Status, Store, Target};
+use super::store::{Claim, Found, Lease, RETENTION, Status, Store, Target, corrupt_suffix};
 use crate::state::job;
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
@@ -136,10 +136,11 @@ impl FileStore {
             let orphan_lock = is_lock && old && !record_path.exists();
             // Read before locking: locking a live key, even for a moment, could make a
             // claim racing with it skip.
-            let expired = |record: Result<Option<Record>>| match record {
-                Ok(Some(record)) => record.expired(now),
-                Ok(None) => true,
-                Err(_) => false,
+            // An unreadable record is left for the next claim to move aside.
+            let expired = |record: Result<OnDisk>| match record {
+                Ok(OnDisk::Readable(record)) => record.expired(now),
+                Ok(OnDisk::Absent) => true,
+                Ok(OnDisk::Unreadable) | Err(_) => false,
             };
             if !(orphan_lock || is_record && old && expired(read_record(&record_path))) {
                 continue;
@@ -171,7 +172,15 @@ impl Store for FileStore {
         let (Some(record_path), Target::Key { key, job, .. }) = (record_path, target) else {
             return Ok(Claim::Granted(self.grant(target, owner, lock)));
         };
-        match read_record(&record_path)? {
+        let record = match read_record(&record_path)? {
+            OnDisk::Readable(record) => Some(record),
+            OnDisk::Absent => None,
+            OnDisk::Unreadable => {
+                quarantine(&record_path)?;
+                None
+            }
+        };
+        match record {
             // Past its retention a record is as good as pruned.
             Some(r) if r.expired(SystemTime::now()) => {}
             Some(r) if r.key == *key && r.status == Status::Succeeded => {
@@ -213,7 +222,8 @@ impl Store for FileStore {
         let (Some(record_path), Target::Key { key, .. }) = (record_path, target) else {
             return Ok(Found::Free);
         };
-        Ok(match read_record(&record_path)? {
+        // An unreadable record would be moved aside by a claim: as if there were none.
+        Ok(match readable(&record_path)? {
             Some(r) if !r.expired(SystemTime::now()) && r.key == *key => match r.status {
                 Status::Succeeded => Found::Done(UNIX_EPOCH + Duration::from_secs(r.updated)),
                 _ => Found::Free,
@@ -240,7 +250,8 @@ impl Store for FileStore {
             .held
             .remove(&lease.id)
             .context("completing a lease this store does not hold")?;
-        let mut record = read_record(&record_path)?.context("the key's record disappeared")?;
+        let mut record =
+            readable(&record_path)?.context("the key's record disappeared or was damaged")?;
         if record.owner != lease.owner {
             bail!("the key's record was taken over by another run");
         }
@@ -265,7 +276,7 @@ impl Store for FileStore {
         let (_, record_path) = self.paths(&lease.target);
         if let Some(record_path) = record_path {
             // The record this run wrote when claiming goes, so the key is as it was before.
-            if let Some(record) = read_record(&record_path)?
+            if let Some(record) = readable(&record_path)?
                 && record.owner == lease.owner
                 && record.status == Status::Running
             {
@@ -300,16 +311,53 @@ fn secs(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// Reads a record; `None` if there is none. A record that cannot be parsed was not written
-/// by crontap-run (writes are atomic): it is an error, not silently a fresh key.
-fn read_record(path: &Path) -> Result<Option<Record>> {
+/// A key's record file, as found.
+enum OnDisk {
+    Absent,
+    Readable(Record),
+    /// Empty, cut short, not JSON, or missing fields: crontap-run writes records whole
+    /// (temporary file and rename), so this was damaged or written by something else.
+    Unreadable,
+}
+
+/// Reads a record. Only a failure to read the file is an error; what it holds is judged by
+/// the caller.
+fn read_record(path: &Path) -> Result<OnDisk> {
     match fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .with_context(|| format!("{} is not a crontap-run record", path.display())),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Ok(bytes) => Ok(match serde_json::from_slice::<Record>(&bytes) {
+            Ok(record) if record.status != Status::Unknown => OnDisk::Readable(record),
+            // A newer crontap-run's status: as if there were no record (see `Status`).
+            Ok(_) => OnDisk::Absent,
+            Err(_) => OnDisk::Unreadable,
+        }),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(OnDisk::Absent),
         Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
     }
+}
+
+/// A record that is there and readable; `None` for an absent or unreadable one.
+fn readable(path: &Path) -> Result<Option<Record>> {
+    Ok(match read_record(path)? {
+        OnDisk::Readable(record) => Some(record),
+        OnDisk::Absent | OnDisk::Unreadable => None,
+    })
+}
+
+/// Moves an unreadable record aside (`<file>.corrupt-<time>`) so that it never blocks the
+/// job again, and says so once. The caller holds the key's lock.
+fn quarantine(path: &Path) -> Result<()> {
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(corrupt_suffix());
+    let aside = PathBuf::from(aside);
+    fs::rename(path, &aside)
+        .with_context(|| format!("cannot move the unreadable record {} aside", path.display()))?;
+    let _ = disk::sync_dir(path.parent().unwrap_or(Path::new(".")));
+    tracing::warn!(
+        "the record {} could not be read; moved it to {} and went on as if there was none",
+        path.display(),
+        aside.display()
+    );
+    Ok(())
 }
 
 fn write_record(path: &Path, record: &Record) -> Result<()> {

@@ -43,7 +43,7 @@ use ::redis::{Client, Cmd, Connection, FromRedisValue, RedisError, cmd};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::store::{Claim, Found, Lease, Status, Store, Target};
+use super::store::{Claim, Found, Lease, Status, Store, Target, corrupt_suffix};
 
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -64,20 +64,24 @@ pub const PREFIX: &str = "crontap-run:";
 /// again after its first reply was lost with the connection.
 const CLAIM: &str = r#"
 local v = redis.call('GET', KEYS[1])
+local aside = nil
 if v then
   local ok, r = pcall(cjson.decode, v)
-  if not ok or type(r) ~= 'table' then
-    return redis.error_reply('CRONTAP the value is not a crontap-run record')
-  end
-  if r.status == 'succeeded' then
+  if not ok or type(r) ~= 'table' or type(r.status) ~= 'string' or type(r.owner) ~= 'string' then
+    -- Unreadable: moved aside, so that it never blocks the job.
+    aside = KEYS[1] .. ARGV[4]
+    redis.call('RENAME', KEYS[1], aside)
+  elseif r.status == 'succeeded' then
     return {'done', v}
-  end
   -- A running value always has a TTL; one without could never expire, so it is taken over.
-  if r.status == 'running' and r.owner ~= ARGV[3] and redis.call('PTTL', KEYS[1]) >= 0 then
+  elseif r.status == 'running' and r.owner ~= ARGV[3] and redis.call('PTTL', KEYS[1]) >= 0 then
     return {'held'}
   end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if aside then
+  return {'granted', aside}
+end
 return {'granted'}
 "#;
 
@@ -357,11 +361,16 @@ impl Store for RedisStore {
                         .arg(&name)
                         .arg(&value)
                         .arg(self.lease_ms())
-                        .arg(owner),
+                        .arg(owner)
+                        .arg(corrupt_suffix()),
                 )
                 .with_context(|| format!("cannot claim {name}"))?;
             match answer.iter().map(String::as_str).collect::<Vec<_>>()[..] {
                 ["granted"] => tracing::debug!("took over {name}"),
+                ["granted", aside] => tracing::warn!(
+                    "the value of {name} could not be read; moved it to {aside} and went on as \
+                     if there was none"
+                ),
                 ["held"] => return Ok(Claim::Held),
                 ["done", record] => return done(&name, record).map(Claim::Done),
                 _ => bail!("the state store answered {answer:?} to a claim of {name}"),
@@ -383,13 +392,15 @@ impl Store for RedisStore {
         let Some(value) = value else {
             return Ok(Found::Free);
         };
-        let record: Record = serde_json::from_str(&value)
-            .with_context(|| format!("the value of {name} is not a crontap-run record"))?;
+        // An unreadable value would be moved aside by a claim: as if there were none.
+        let Ok(record) = serde_json::from_str::<Record>(&value) else {
+            return Ok(Found::Free);
+        };
         Ok(match record.status {
             Status::Succeeded => Found::Done(done(&name, &value)?),
             // A running value's TTL is its lease: while the value is there, it is held.
             Status::Running => Found::Held,
-            Status::Failed => Found::Free,
+            Status::Failed | Status::Unknown => Found::Free,
         })
     }
 

@@ -36,6 +36,11 @@ pub(crate) enum Status {
     Running,
     Succeeded,
     Failed,
+    /// A status this version does not know, written by a newer crontap-run. It is treated
+    /// as no record at all: a record never blocks a job for good, so what cannot be
+    /// understood cannot block either.
+    #[serde(other, skip_serializing)]
+    Unknown,
 }
 
 /// The answer to a claim.
@@ -87,4 +92,11 @@ pub trait Store: Send {
     fn renew_every(&self) -> Option<Duration> {
         None
     }
+}
+
+/// The suffix a store gives a record it cannot read when it moves it aside:
+/// `.corrupt-<UTC time>`, like `.corrupt-20261201T141500Z`.
+pub(crate) fn corrupt_suffix() -> String {
+    let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    format!(".corrupt-{}", stamp.replace([':', '-'], ""))
 }

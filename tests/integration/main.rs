@@ -16,6 +16,7 @@ mod properties;
 mod report;
 mod retries;
 mod state;
+mod state_faults;
 mod stopped;
 #[cfg(feature = "postgres")]
 mod store_postgres;

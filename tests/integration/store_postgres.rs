@@ -1105,3 +1105,21 @@ fn a_look_finds_what_a_claim_would_and_takes_nothing() {
     assert_eq!(b.look(&key("k2")).unwrap(), Found::Free);
     granted(a.claim(&key("k2"), "run-c").unwrap());
 }
+
+/// A row whose status this version does not know (a newer crontap-run wrote it) blocks
+/// nothing: it is as if there were no record.
+#[test]
+fn a_status_from_a_newer_version_blocks_nothing() {
+    let db = "store_newer";
+    server().database(db);
+    let mut a = store(db);
+    let lease = granted(a.claim(&key("k"), "run-a").unwrap());
+    a.complete(lease, true).unwrap();
+    assert!(matches!(a.look(&key("k")).unwrap(), Found::Done(_)));
+    server().psql(
+        db,
+        "UPDATE crontap_run_holds SET status = 'paused' WHERE name = 'k'",
+    );
+    assert_eq!(a.look(&key("k")).unwrap(), Found::Free);
+    granted(a.claim(&key("k"), "run-b").unwrap());
+}

@@ -850,19 +850,30 @@ fn every_operation_can_be_resent() {
 }
 
 #[test]
-fn a_value_crontap_run_did_not_write_is_an_error() {
+fn a_value_that_cannot_be_read_is_moved_aside_and_never_blocks() {
     let server = Server::start();
     let mut store = store(&server, Duration::from_secs(30));
-    let _: () = server.connect().set("crontap-run:key:k", "hello").unwrap();
-    let err = format!("{:#}", store.claim(&key("k"), "run-a").unwrap_err());
-    assert!(
-        err.ends_with(
-            "cannot claim crontap-run:key:k: \"CRONTAP\": the value is not a crontap-run record"
-        ),
-        "{err}"
-    );
-    // The store keeps working after an error.
-    granted(store.claim(&key("k2"), "run-a").unwrap());
+    for (name, junk) in [("k", "hello"), ("k2", "{}"), ("k3", "")] {
+        let key_name = format!("crontap-run:key:{name}");
+        let _: () = server.connect().set(&key_name, junk).unwrap();
+        assert_eq!(store.look(&key(name)).unwrap(), Found::Free);
+        let lease = granted(store.claim(&key(name), "run-a").unwrap());
+        let keys: Vec<String> = server
+            .connect()
+            .keys(format!("{key_name}.corrupt-*"))
+            .unwrap();
+        assert_eq!(keys.len(), 1, "{name}: {keys:?}");
+        store.complete(lease, true).unwrap();
+        assert!(matches!(
+            store.claim(&key(name), "run-b").unwrap(),
+            Claim::Done(_)
+        ));
+    }
+    // A status a newer crontap-run wrote is no record at all, and is not moved aside.
+    let newer = r#"{"status":"paused","owner":"r","job":"j","updated":1764374401}"#;
+    let _: () = server.connect().set("crontap-run:key:k4", newer).unwrap();
+    assert_eq!(store.look(&key("k4")).unwrap(), Found::Free);
+    granted(store.claim(&key("k4"), "run-a").unwrap());
 }
 
 #[test]

@@ -133,8 +133,9 @@ ON CONFLICT (kind, name) DO UPDATE SET
 WHERE (h.status = 'running' AND h.owner = excluded.owner)
     OR CASE h.status
         WHEN 'running' THEN h.lease_until < now()
-        WHEN 'failed' THEN true
-        ELSE h.keep_until < now()
+        WHEN 'succeeded' THEN h.keep_until < now()
+        -- 'failed', or a status from a newer crontap-run: no record that blocks.
+        ELSE true
     END
 RETURNING 1";
 
@@ -142,8 +143,8 @@ RETURNING 1";
 const LOOK: &str = "SELECT status, updated_at,
     CASE status
         WHEN 'running' THEN lease_until < now()
-        WHEN 'failed' THEN true
-        ELSE keep_until < now()
+        WHEN 'succeeded' THEN keep_until < now()
+        ELSE true
     END AS free
 FROM crontap_run_holds WHERE kind = $1 AND name = $2";
 

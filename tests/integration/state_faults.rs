@@ -1,0 +1,241 @@
+//! The file store when the world misbehaves: records that cannot be read, and state
+//! directories that are full, read-only or not directories at all.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::harness::{Receiver, SECRET};
+use crate::state::{entries_under, stateful};
+
+/// The one key record under `state`.
+fn key_record(state: &Path) -> PathBuf {
+    let records: Vec<PathBuf> = entries_under(&state.join("keys"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(records.len(), 1, "{records:?}");
+    records.into_iter().next().unwrap()
+}
+
+/// Item 3: a key record that cannot be read (empty, `{}`, cut short, not JSON) never
+/// blocks the job: the next run moves it aside, warns once, and runs as if there were none.
+#[test]
+fn an_unreadable_record_is_moved_aside_and_the_job_runs() {
+    for junk in ["", "{}", "{\"key\":\"j9:", "not json at all", "\u{0}\u{0}"] {
+        let receiver = Receiver::start();
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let once = ["--once-per", "1h", "--job", "j9"];
+        assert_eq!(stateful(&receiver, &state).args(once).sh("true").code, 0);
+        let record = key_record(&state);
+        std::fs::write(&record, junk).unwrap();
+
+        let marker = dir.path().join("ran");
+        let next = stateful(&receiver, &state)
+            .args(once)
+            .args(["--", "touch"])
+            .arg(&marker)
+            .run();
+        assert_eq!(next.code, 0, "{junk:?}: {}", next.stderr);
+        assert!(marker.exists(), "{junk:?}: the job did not run");
+        assert_eq!(
+            next.stderr.matches("could not be read").count(),
+            1,
+            "{}",
+            next.stderr
+        );
+        let aside: Vec<PathBuf> = entries_under(&state.join("keys"))
+            .into_iter()
+            .filter(|p| p.to_string_lossy().contains(".json.corrupt-"))
+            .collect();
+        assert_eq!(aside.len(), 1, "{junk:?}");
+        assert_eq!(std::fs::read(&aside[0]).unwrap(), junk.as_bytes());
+        // The run recorded its success as usual: the period is done now.
+        let again = stateful(&receiver, &state)
+            .args(once)
+            .args(["--", "false"])
+            .run();
+        assert_eq!(again.code, 0, "{}", again.stderr);
+    }
+}
+
+/// Item 3: fields a newer crontap-run adds are ignored; a status it knows and this version
+/// does not is treated as no record (documented in README).
+#[test]
+fn a_record_from_a_newer_version_is_read_or_treated_as_none() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let once = ["--once-per", "1h", "--job", "j9"];
+    assert_eq!(stateful(&receiver, &state).args(once).sh("true").code, 0);
+    let record = key_record(&state);
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    value["added_later"] = serde_json::json!({"x": 1});
+    std::fs::write(&record, value.to_string()).unwrap();
+    let marker = dir.path().join("ran");
+    let skipped = stateful(&receiver, &state)
+        .args(once)
+        .args(["--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(skipped.code, 0);
+    assert!(
+        !marker.exists(),
+        "an extra field made the record unreadable"
+    );
+
+    value["status"] = serde_json::json!("archived");
+    std::fs::write(&record, value.to_string()).unwrap();
+    let ran = stateful(&receiver, &state)
+        .args(once)
+        .args(["--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(marker.exists(), "an unknown status blocked the job");
+}
+
+/// Mounts a tmpfs of `size` at `dir` for the life of the value.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(dir).unwrap();
+        let status = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .status()
+            .expect("mount runs; the tests run as root");
+        assert!(
+            status.success(),
+            "cannot mount a tmpfs at {}",
+            dir.display()
+        );
+        Tmpfs(dir.to_owned())
+    }
+
+    /// Fills the file system to the last byte.
+    fn fill(&self) {
+        let _ = Command::new("dd")
+            .args(["if=/dev/zero", "bs=4k"])
+            .arg(format!("of={}", self.0.join("filler").display()))
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// Item 4: a full state directory before the command is crontap-run's own error: exit 125,
+/// one line, a fail ping naming the directory (never the URL), the command not run, and no
+/// partial record left behind.
+#[test]
+fn a_full_state_directory_before_the_command_is_125_and_a_fail_ping() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let disk = Tmpfs::mount(&state, "64k");
+    disk.fill();
+    let marker = dir.path().join("ran");
+    let out = stateful(&receiver, &state)
+        .args(["--once-per", "1h", "--job", "full", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(out.code, 125, "{}", out.stderr);
+    assert!(!marker.exists());
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.starts_with("not run: the state directory"), "{msg}");
+    assert!(msg.contains(&state.display().to_string()), "{msg}");
+    assert!(!msg.contains(SECRET));
+    let left: Vec<PathBuf> = entries_under(&state)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json" || e == "tmp"))
+        .collect();
+    assert!(left.is_empty(), "partial records left: {left:?}");
+}
+
+/// Item 4: once the command has run, a state directory that filled up meanwhile changes
+/// nothing about its status; one error line says what could not be recorded.
+#[test]
+fn a_state_directory_that_fills_while_the_command_runs_keeps_its_status() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let _disk = Tmpfs::mount(&state, "256k");
+    let filler = state.join("filler");
+    let script = format!(
+        "dd if=/dev/zero of='{}' bs=4k 2>/dev/null; exit 3",
+        filler.display()
+    );
+    let out = stateful(&receiver, &state)
+        .args([
+            "--once-per",
+            "1h",
+            "--job",
+            "fills",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .run();
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let errors: Vec<&str> = out.stderr.lines().collect();
+    assert!(
+        !errors.is_empty(),
+        "nothing said what could not be recorded"
+    );
+    assert!(
+        errors.iter().all(|l| l.contains("cannot record")),
+        "{}",
+        out.stderr
+    );
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.starts_with("exit 3 after "), "{msg}");
+    let left: Vec<PathBuf> = entries_under(&state)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+/// Item 4: a read-only state directory, or a file where the directory should be, is
+/// crontap-run's own error before the command.
+#[test]
+fn a_read_only_or_wrong_state_directory_is_125_and_a_fail_ping() {
+    let dir = tempfile::tempdir().unwrap();
+    let read_only = dir.path().join("ro");
+    let _disk = Tmpfs::mount(&read_only, "64k");
+    let status = Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(&read_only)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let a_file = dir.path().join("file");
+    std::fs::write(&a_file, "").unwrap();
+    for state in [read_only.clone(), a_file] {
+        let receiver = Receiver::start();
+        let marker = dir.path().join("ran");
+        let out = stateful(&receiver, &state)
+            .args(["--no-overlap", "--job", "ro", "--", "touch"])
+            .arg(&marker)
+            .run();
+        assert_eq!(out.code, 125, "{}: {}", state.display(), out.stderr);
+        assert!(!marker.exists());
+        let msg = receiver.only().msg().unwrap();
+        assert!(msg.starts_with("not run: the state directory"), "{msg}");
+    }
+}

@@ -131,6 +131,9 @@ fn run(config: Config) -> Result<ExitCode> {
     if let Some(key) = held.as_ref().and_then(|h| h.key()) {
         env_set.push(("CRONTAP_IDEMPOTENCY_KEY", key.to_owned()));
     }
+    if let Some(token) = held.as_ref().and_then(|h| h.fencing_token()) {
+        env_set.push(("CRONTAP_FENCING_TOKEN", token.to_string()));
+    }
     let spec = ChildSpec {
         program,
         args,

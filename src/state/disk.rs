@@ -135,6 +135,22 @@ pub fn is_locked(path: &Path) -> Result<bool> {
     }))
 }
 
+/// Takes the lock on `path` (created if missing), waiting for it: for locks that are held
+/// only for a moment.
+pub fn lock(path: &Path) -> Result<Flock<File>> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    Flock::lock(file, FlockArg::LockExclusive)
+        .map_err(|(_, errno)| io::Error::from(errno))
+        .with_context(|| format!("cannot lock {}", path.display()))
+}
+
 /// Lock files may be removed by a process that holds their lock (pruning). A lock taken on a
 /// file that was removed meanwhile protects nothing, so after locking, the path must still
 /// name the locked file; if not, the lock is taken again on the new file.

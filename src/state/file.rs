@@ -6,6 +6,8 @@
 //! <state dir>/locks/<job>.lock      --no-overlap: flock held while the job runs
 //! <state dir>/keys/<sha256>.lock    a key's lock: flock held by the run that claimed it
 //! <state dir>/keys/<sha256>.json    a key's record: running, succeeded or failed
+//! <state dir>/fencing/<job>.count   the job's last fencing token
+//! <state dir>/fencing/<job>.lock    flock held while the token is taken
 //! ```
 //!
 //! A key's lock says whether its holder is alive: the kernel releases it when the holder
@@ -58,7 +60,7 @@ struct Record {
 impl FileStore {
     /// Opens the store in `dir`, creating the directories it needs.
     pub fn open(dir: &Path) -> Result<FileStore> {
-        for sub in ["locks", "keys"] {
+        for sub in ["locks", "keys", "fencing"] {
             disk::ensure_dir(&dir.join(sub)).with_context(|| {
                 format!(
                     "cannot create the state directory {}",
@@ -96,14 +98,40 @@ impl FileStore {
         }
     }
 
-    fn grant(&mut self, target: &Target, owner: &str, lock: Flock<File>) -> Lease {
+    fn grant(&mut self, target: &Target, owner: &str, lock: Flock<File>) -> Result<Lease> {
+        let fencing = self.next_fencing(target.job())?;
         self.next_id += 1;
         self.held.insert(self.next_id, lock);
-        Lease {
+        Ok(Lease {
             target: target.clone(),
             owner: owner.to_owned(),
             id: self.next_id,
-        }
+            fencing,
+        })
+    }
+
+    /// Takes the job's next fencing token: one more than the last, under a lock of its own
+    /// (two keys of one job may be claimed at once), written whole before it is handed out.
+    /// A counter that cannot be read is moved aside and the count goes on from the time in
+    /// milliseconds, above any count a job reaches, so tokens still only grow.
+    fn next_fencing(&self, job: &str) -> Result<u64> {
+        let dir = self.dir.join("fencing");
+        let _lock = disk::lock(&dir.join(format!("{job}.lock")))?;
+        let path = dir.join(format!("{job}.count"));
+        let last = match fs::read_to_string(&path) {
+            Ok(text) => match text.trim().parse::<u64>() {
+                Ok(last) => last,
+                Err(_) => {
+                    quarantine(&path)?;
+                    unix_millis(SystemTime::now())
+                }
+            },
+            Err(err) if err.kind() == io::ErrorKind::NotFound => 0,
+            Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let next = last + 1;
+        disk::write_atomic(&path, format!("{next}\n").as_bytes())?;
+        Ok(next)
     }
 
     /// Removes records whose retention has passed, and lock files left without a record,
@@ -170,7 +198,7 @@ impl Store for FileStore {
             return Ok(Claim::Held);
         };
         let (Some(record_path), Target::Key { key, job, .. }) = (record_path, target) else {
-            return Ok(Claim::Granted(self.grant(target, owner, lock)));
+            return Ok(Claim::Granted(self.grant(target, owner, lock)?));
         };
         let record = match read_record(&record_path)? {
             OnDisk::Readable(record) => Some(record),
@@ -209,7 +237,7 @@ impl Store for FileStore {
             keep_until: now + RETENTION.as_secs(),
         };
         write_record(&record_path, &record)?;
-        Ok(Claim::Granted(self.grant(target, owner, lock)))
+        Ok(Claim::Granted(self.grant(target, owner, lock)?))
     }
 
     fn look(&mut self, target: &Target) -> Result<Found> {
@@ -307,6 +335,11 @@ fn try_lock_patiently(path: &Path) -> Result<Option<Flock<File>>> {
     disk::try_lock(path)
 }
 
+fn unix_millis(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis().try_into().unwrap_or(u64::MAX))
+}
+
 fn secs(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
@@ -343,7 +376,7 @@ fn readable(path: &Path) -> Result<Option<Record>> {
     })
 }
 
-/// Moves an unreadable record aside (`<file>.corrupt-<time>`) so that it never blocks the
+/// Moves an unreadable record (or counter) aside (`<file>.corrupt-<time>`) so that it never blocks the
 /// job again, and says so once. The caller holds the key's lock.
 fn quarantine(path: &Path) -> Result<()> {
     let mut aside = path.as_os_str().to_owned();

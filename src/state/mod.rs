@@ -245,6 +245,12 @@ impl Held {
         self.key.as_deref()
     }
 
+    /// The fencing token of this run: that of its last claim, which is larger than any
+    /// earlier claim's of the job in this store.
+    pub fn fencing_token(&self) -> Option<u64> {
+        self.leases.iter().map(|lease| lease.fencing).max()
+    }
+
     fn store(&self) -> std::sync::MutexGuard<'_, Box<dyn Store>> {
         self.store.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -385,6 +391,7 @@ mod tests {
                 target: target.clone(),
                 owner: owner.to_owned(),
                 id: self.next,
+                fencing: self.next,
             }))
         }
         fn renew(&mut self, _lease: &Lease) -> Result<()> {

@@ -58,10 +58,12 @@ const LAST_SECOND: u64 = 253_402_300_799;
 /// What every name this store uses begins with.
 pub const PREFIX: &str = "crontap-run:";
 
-/// After `SET NX` found the name taken: `{"granted"}`, `{"held"}` or `{"done", value}`.
-/// KEYS[1]: the name; ARGV[1]: our running value; ARGV[2]: the lease in milliseconds;
-/// ARGV[3]: the owner. A running value of this owner is granted: it is this very claim, sent
-/// again after its first reply was lost with the connection.
+/// A claim, atomic on the server: `{"granted", token}` (with the name an unreadable value
+/// was moved to, if one was), `{"held"}` or `{"done", value}`. KEYS[1]: the name; KEYS[2]:
+/// the job's fencing counter, incremented with every grant; ARGV[1]: our running value;
+/// ARGV[2]: the lease in milliseconds; ARGV[3]: the owner; ARGV[4]: the suffix for a value
+/// moved aside. A running value of this owner is granted: it is this very claim, sent again
+/// after its first reply was lost with the connection.
 const CLAIM: &str = r#"
 local v = redis.call('GET', KEYS[1])
 local aside = nil
@@ -79,10 +81,11 @@ if v then
   end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local token = tostring(redis.call('INCR', KEYS[2]))
 if aside then
-  return {'granted', aside}
+  return {'granted', token, aside}
 end
-return {'granted'}
+return {'granted', token}
 "#;
 
 /// Shared head of the compare-and-set scripts: sets `state` to `ours` (this owner's running
@@ -342,45 +345,41 @@ impl Store for RedisStore {
     fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
         let name = name(target);
         let value = self.value(target, Status::Running, owner)?;
-        let set: Option<String> = self
+        let answer: Vec<String> = self
             .call(
-                cmd("SET")
+                cmd("EVAL")
+                    .arg(CLAIM)
+                    .arg(2)
                     .arg(&name)
+                    .arg(fence_name(target.job()))
                     .arg(&value)
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(self.lease_ms()),
+                    .arg(self.lease_ms())
+                    .arg(owner)
+                    .arg(corrupt_suffix()),
             )
             .with_context(|| format!("cannot claim {name}"))?;
-        if set.is_none() {
-            let answer: Vec<String> = self
-                .call(
-                    cmd("EVAL")
-                        .arg(CLAIM)
-                        .arg(1)
-                        .arg(&name)
-                        .arg(&value)
-                        .arg(self.lease_ms())
-                        .arg(owner)
-                        .arg(corrupt_suffix()),
-                )
-                .with_context(|| format!("cannot claim {name}"))?;
-            match answer.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-                ["granted"] => tracing::debug!("took over {name}"),
-                ["granted", aside] => tracing::warn!(
+        let fencing = match answer.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["granted", token] => token,
+            ["granted", token, aside] => {
+                tracing::warn!(
                     "the value of {name} could not be read; moved it to {aside} and went on as \
                      if there was none"
-                ),
-                ["held"] => return Ok(Claim::Held),
-                ["done", record] => return done(&name, record).map(Claim::Done),
-                _ => bail!("the state store answered {answer:?} to a claim of {name}"),
+                );
+                token
             }
-        }
+            ["held"] => return Ok(Claim::Held),
+            ["done", record] => return done(&name, record).map(Claim::Done),
+            _ => bail!("the state store answered {answer:?} to a claim of {name}"),
+        };
+        let fencing = fencing
+            .parse()
+            .with_context(|| format!("the fencing token of {name} is not a number"))?;
         self.next_id += 1;
         Ok(Claim::Granted(Lease {
             target: target.clone(),
             owner: owner.to_owned(),
             id: self.next_id,
+            fencing,
         }))
     }
 
@@ -435,6 +434,11 @@ impl Store for RedisStore {
 }
 
 /// The name a target is kept under.
+/// The counter of a job's fencing tokens; it is never deleted, so tokens only grow.
+fn fence_name(job: &str) -> String {
+    format!("{PREFIX}fence:{job}")
+}
+
 fn name(target: &Target) -> String {
     match target {
         Target::Lock { job } => format!("{PREFIX}lock:{job}"),

@@ -54,6 +54,15 @@ pub enum Claim {
     Done(SystemTime),
 }
 
+impl Target {
+    /// The job the target belongs to: fencing tokens grow per job.
+    pub fn job(&self) -> &str {
+        match self {
+            Target::Lock { job } | Target::Key { job, .. } => job,
+        }
+    }
+}
+
 /// What a look at a target finds, without claiming it (`--dry-run`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Found {
@@ -74,6 +83,10 @@ pub struct Lease {
     pub owner: String,
     /// The store's own handle for the hold.
     pub id: u64,
+    /// The fencing token of this claim: larger than that of every earlier claim of the
+    /// same job in the same store, so a system downstream can refuse a write from an older
+    /// holder (`CRONTAP_FENCING_TOKEN`).
+    pub fencing: u64,
 }
 
 /// Where claims are kept. Implementations never block waiting for another holder.

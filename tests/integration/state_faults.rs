@@ -239,3 +239,40 @@ fn a_read_only_or_wrong_state_directory_is_125_and_a_fail_ping() {
         assert!(msg.starts_with("not run: the state directory"), "{msg}");
     }
 }
+
+/// Item 2: every run that holds a lock or key gets `CRONTAP_FENCING_TOKEN`, larger than any
+/// earlier run's of the job in that store; a counter that cannot be read does not make it
+/// go back.
+#[test]
+fn fencing_tokens_only_grow() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let token = |args: &[&str]| -> u64 {
+        let out = stateful(&receiver, &state)
+            .args(args)
+            .args(["--", "sh", "-c", "echo \"$CRONTAP_FENCING_TOKEN\""])
+            .run();
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{:?}", out.stdout))
+    };
+    let mut tokens = vec![
+        token(&["--no-overlap", "--job", "fenced"]),
+        token(&["--no-overlap", "--job", "fenced"]),
+        token(&["--idempotency-key", "k1", "--job", "fenced"]),
+        token(&["--no-overlap", "--idempotency-key", "k2", "--job", "fenced"]),
+    ];
+    std::fs::write(state.join("fencing/fenced.count"), "garbage").unwrap();
+    tokens.push(token(&["--no-overlap", "--job", "fenced"]));
+    tokens.push(token(&["--no-overlap", "--job", "fenced"]));
+    assert!(tokens.windows(2).all(|w| w[0] < w[1]), "{tokens:?}");
+    assert_eq!(tokens[0], 1, "{tokens:?}");
+
+    // A run without state has none.
+    let plain =
+        crate::harness::Crontap::with_url(&receiver.url()).sh("echo \"[$CRONTAP_FENCING_TOKEN]\"");
+    assert_eq!(plain.stdout, "[]\n");
+}

@@ -1123,3 +1123,51 @@ fn a_status_from_a_newer_version_blocks_nothing() {
     assert_eq!(a.look(&key("k")).unwrap(), Found::Free);
     granted(a.claim(&key("k"), "run-b").unwrap());
 }
+
+/// Every grant of a job's lock or key carries a fencing token larger than every earlier
+/// one of that job, whichever host claimed.
+#[test]
+fn fencing_tokens_grow_with_every_claim_of_a_job() {
+    let db = "store_fencing";
+    server().database(db);
+    let (mut a, mut b) = (store(db), store(db));
+    let lock = Target::Lock { job: "job".into() };
+    let mut tokens = Vec::new();
+    for (host, owner) in [(0, "run-a"), (1, "run-b"), (0, "run-c")] {
+        let store = if host == 0 { &mut a } else { &mut b };
+        let lease = granted(store.claim(&lock, owner).unwrap());
+        tokens.push(lease.fencing);
+        store.complete(lease, true).unwrap();
+    }
+    let lease = granted(b.claim(&key("k"), "run-d").unwrap());
+    tokens.push(lease.fencing);
+    assert!(tokens.windows(2).all(|w| w[0] < w[1]), "{tokens:?}");
+    assert!(tokens[0] > 0, "{tokens:?}");
+}
+
+/// A table made by a release before fencing tokens gets its column and sequence on first
+/// use, and its rows keep working.
+#[test]
+fn a_table_from_an_older_release_gains_fencing_tokens() {
+    let db = "store_old_table";
+    server().database(db);
+    server().psql(
+        db,
+        "CREATE TABLE crontap_run_holds (
+            kind text NOT NULL, name text NOT NULL, job text NOT NULL, status text NOT NULL,
+            owner text NOT NULL, holder text NOT NULL DEFAULT '',
+            lease_until timestamptz NOT NULL, keep_until timestamptz NOT NULL,
+            claimed_at timestamptz NOT NULL DEFAULT now(),
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (kind, name));
+         INSERT INTO crontap_run_holds (kind, name, job, status, owner, lease_until, keep_until)
+            VALUES ('key', 'old', 'job', 'succeeded', 'r', now(), now() + interval '1 day');",
+    );
+    let mut a = store(db);
+    assert!(matches!(
+        a.claim(&key("old"), "run-a").unwrap(),
+        Claim::Done(_)
+    ));
+    let lease = granted(a.claim(&key("new"), "run-a").unwrap());
+    assert!(lease.fencing > 0);
+}

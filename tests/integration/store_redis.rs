@@ -1049,3 +1049,26 @@ fn a_look_finds_what_a_claim_would_and_takes_nothing() {
     assert_eq!(b.look(&key("k2")).unwrap(), Found::Free);
     granted(a.claim(&key("k2"), "run-c").unwrap());
 }
+
+/// Every grant of a job's lock or key carries a fencing token larger than every earlier
+/// one of that job, whichever host claimed.
+#[test]
+fn fencing_tokens_grow_with_every_claim_of_a_job() {
+    let server = Server::start();
+    let (mut a, mut b) = (
+        store(&server, Duration::from_secs(30)),
+        store(&server, Duration::from_secs(30)),
+    );
+    let lock = Target::Lock { job: "job".into() };
+    let mut tokens = Vec::new();
+    for (host, owner) in [(0, "run-a"), (1, "run-b"), (0, "run-c")] {
+        let store = if host == 0 { &mut a } else { &mut b };
+        let lease = granted(store.claim(&lock, owner).unwrap());
+        tokens.push(lease.fencing);
+        store.complete(lease, true).unwrap();
+    }
+    let lease = granted(b.claim(&key("k"), "run-d").unwrap());
+    tokens.push(lease.fencing);
+    assert!(tokens.windows(2).all(|w| w[0] < w[1]), "{tokens:?}");
+    assert!(tokens[0] > 0, "{tokens:?}");
+}

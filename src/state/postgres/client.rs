@@ -159,7 +159,12 @@ impl PostgresStore {
         params: &[(&(dyn ToSql + Sync), Type)],
     ) -> Result<Vec<Row>> {
         match self.query(sql, params) {
-            Err(err) if PgError::code_of(&err) == Some(&SqlState::UNDEFINED_TABLE) => {
+            // A missing table or sequence, or a table an older release made.
+            Err(err)
+                if PgError::code_of(&err).is_some_and(|code| {
+                    [SqlState::UNDEFINED_TABLE, SqlState::UNDEFINED_COLUMN].contains(code)
+                }) =>
+            {
                 self.create_table()?;
                 self.query(sql, params)
             }
@@ -167,28 +172,30 @@ impl PostgresStore {
         }
     }
 
-    /// Creates the table. Hosts that start at once race to create it: the server may
+    /// Creates the table and the fencing-token sequence, and adds the columns a table made
+    /// by an older release lacks. Hosts that start at once race to do it: the server may
     /// refuse all but one with a duplicate in its catalog even with `IF NOT EXISTS`, and any
-    /// of those means the table is there.
+    /// of those means the object is there.
     fn create_table(&mut self) -> Result<()> {
         tracing::debug!("creating the table {TABLE}");
-        match self.query(CREATE, &[]) {
-            Err(err)
-                if PgError::code_of(&err).is_some_and(|code| {
-                    [
-                        SqlState::UNIQUE_VIOLATION,
-                        SqlState::DUPLICATE_TABLE,
-                        SqlState::DUPLICATE_OBJECT,
-                    ]
-                    .contains(code)
-                }) =>
-            {
-                Ok(())
+        for statement in CREATE {
+            match self.query(statement, &[]) {
+                Err(err)
+                    if PgError::code_of(&err).is_some_and(|code| {
+                        [
+                            SqlState::UNIQUE_VIOLATION,
+                            SqlState::DUPLICATE_TABLE,
+                            SqlState::DUPLICATE_OBJECT,
+                            SqlState::DUPLICATE_COLUMN,
+                        ]
+                        .contains(code)
+                    }) => {}
+                answer => {
+                    answer.with_context(|| format!("cannot create the table {TABLE}"))?;
+                }
             }
-            answer => answer
-                .map(drop)
-                .with_context(|| format!("cannot create the table {TABLE}")),
         }
+        Ok(())
     }
 
     pub(super) fn prune(&mut self) {

@@ -13,7 +13,8 @@
 //! # Schema
 //!
 //! One table, created on first use if missing (a DBA may create it beforehand instead and
-//! grant the job's role only `SELECT, INSERT, UPDATE, DELETE` on it); it lives in the first
+//! grant the job's role only `SELECT, INSERT, UPDATE, DELETE` on it and `USAGE` on the
+//! sequence); it lives in the first
 //! schema of the role's `search_path`:
 //!
 //! ```sql
@@ -28,9 +29,15 @@
 //!     keep_until  timestamptz NOT NULL,  -- the row may be deleted after this
 //!     claimed_at  timestamptz NOT NULL DEFAULT now(),
 //!     updated_at  timestamptz NOT NULL DEFAULT now(),
+//!     fencing_token bigint    NOT NULL DEFAULT 0,  -- of the last claim
 //!     PRIMARY KEY (kind, name)
 //! );
+//! CREATE SEQUENCE IF NOT EXISTS crontap_run_fencing;  -- fencing tokens
 //! ```
+//!
+//! Every granted claim takes its fencing token from the sequence, so tokens only grow, for
+//! every job. A table made by a release before fencing tokens gets the column added on
+//! first use.
 //!
 //! The table is created when a statement finds it missing (so the server logs that error
 //! once), not before every run: a role allowed to use the table but not to create one in
@@ -105,7 +112,8 @@ const CLAIM_TRIES: usize = 3;
 /// quick.
 const PRUNE_MAX: i64 = 200;
 
-const CREATE: &str = "CREATE TABLE IF NOT EXISTS crontap_run_holds (
+const CREATE: [&str; 3] = [
+    "CREATE TABLE IF NOT EXISTS crontap_run_holds (
     kind        text        NOT NULL,
     name        text        NOT NULL,
     job         text        NOT NULL,
@@ -116,20 +124,28 @@ const CREATE: &str = "CREATE TABLE IF NOT EXISTS crontap_run_holds (
     keep_until  timestamptz NOT NULL,
     claimed_at  timestamptz NOT NULL DEFAULT now(),
     updated_at  timestamptz NOT NULL DEFAULT now(),
+    fencing_token bigint    NOT NULL DEFAULT 0,
     PRIMARY KEY (kind, name)
-)";
+)",
+    // Added in a later release: a table an older one made gets it here.
+    "ALTER TABLE crontap_run_holds ADD COLUMN IF NOT EXISTS fencing_token bigint NOT NULL DEFAULT 0",
+    "CREATE SEQUENCE IF NOT EXISTS crontap_run_fencing",
+];
 
 /// Whether the row `h` may be claimed by the claim whose values are in `excluded`: a
 /// failed key, a hold whose lease has passed, a succeeded key past its retention, or (when
 /// a claim is repeated after a lost answer) the claimant's own hold.
 const CLAIM: &str = "INSERT INTO crontap_run_holds AS h
-    (kind, name, job, status, owner, holder, lease_until, keep_until, claimed_at, updated_at)
+    (kind, name, job, status, owner, holder, lease_until, keep_until, claimed_at, updated_at,
+        fencing_token)
 VALUES ($1, $2, $3, 'running', $4, $5, now() + make_interval(secs => $6),
-    coalesce($7, now() + make_interval(secs => $6)), now(), now())
+    coalesce($7, now() + make_interval(secs => $6)), now(), now(),
+    nextval('crontap_run_fencing'))
 ON CONFLICT (kind, name) DO UPDATE SET
     job = excluded.job, status = 'running', owner = excluded.owner, holder = excluded.holder,
     lease_until = excluded.lease_until, keep_until = excluded.keep_until,
-    claimed_at = excluded.claimed_at, updated_at = excluded.updated_at
+    claimed_at = excluded.claimed_at, updated_at = excluded.updated_at,
+    fencing_token = excluded.fencing_token
 WHERE (h.status = 'running' AND h.owner = excluded.owner)
     OR CASE h.status
         WHEN 'running' THEN h.lease_until < now()
@@ -137,7 +153,7 @@ WHERE (h.status = 'running' AND h.owner = excluded.owner)
         -- 'failed', or a status from a newer crontap-run: no record that blocks.
         ELSE true
     END
-RETURNING 1";
+RETURNING fencing_token";
 
 /// A row the claim did not get: why not, and whether it has become free since.
 const LOOK: &str = "SELECT status, updated_at,
@@ -274,12 +290,14 @@ impl Store for PostgresStore {
                 }
                 answer => answer?,
             };
-            if !granted.is_empty() {
+            if let Some(row) = granted.first() {
+                let fencing: i64 = row.try_get("fencing_token")?;
                 self.next_id += 1;
                 return Ok(Claim::Granted(Lease {
                     target: target.clone(),
                     owner: owner.to_owned(),
                     id: self.next_id,
+                    fencing: fencing.try_into().unwrap_or(0),
                 }));
             }
             let rows = self.query(LOOK, &[(&kind, Type::TEXT), (&name, Type::TEXT)])?;

@@ -140,6 +140,10 @@ fn run(config: Config) -> Result<ExitCode> {
         env_remove: &config.env_remove,
         env_set,
         guarded: held.is_some(),
+        lease: held
+            .as_ref()
+            .and_then(|h| h.lease_deadline())
+            .filter(|_| config.stop_on_lease_lost),
     };
     guard::command_running();
     let last = match run_attempts(&config, spec, signals.clone(), seen) {
@@ -229,6 +233,7 @@ fn run_attempts(
     loop {
         let mut spec_now = ChildSpec {
             env_set: spec.env_set.clone(),
+            lease: spec.lease.clone(),
             ..spec
         };
         spec_now

@@ -167,6 +167,12 @@ pub struct RunArgs {
           value_parser = duration)]
     pub state_lease: Duration,
 
+    /// What a run does when it cannot renew its lease on a state server: `stop` its command
+    /// before the lease can run out (exit 125), or `continue` and let the fencing token
+    /// guard what the command writes.
+    #[arg(long, value_name = "stop|continue", default_value = "stop")]
+    pub on_lease_lost: OnLeaseLost,
+
     /// Run the command and print what would be sent (URL redacted); send nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -182,6 +188,12 @@ pub struct RunArgs {
     /// Format of crontap-run's own log lines.
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnLeaseLost {
+    Stop,
+    Continue,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

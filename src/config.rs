@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{Cli, HistoryArgs, RunArgs};
+use crate::cli::{Cli, HistoryArgs, OnLeaseLost, RunArgs};
 use crate::log;
 use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::ping;
@@ -64,6 +64,8 @@ pub struct Config {
     pub dry_run: bool,
     /// `--jitter`: the random wait before admission is below this.
     pub jitter: Option<Duration>,
+    /// `--on-lease-lost stop`: the command is stopped before a lease it cannot renew runs out.
+    pub stop_on_lease_lost: bool,
     /// Credentials crontap-run holds besides the heartbeat URL (the state store URL's user
     /// and password, the values of secret-looking variables in its environment), scrubbed
     /// from anything sent like the URL's own parts.
@@ -151,6 +153,7 @@ impl Config {
             msg_max: usize::from(args.msg_max),
             dry_run: args.dry_run,
             jitter: args.jitter.filter(|j| !j.is_zero()),
+            stop_on_lease_lost: args.on_lease_lost == OnLeaseLost::Stop,
             secrets: args
                 .state_url
                 .as_deref()

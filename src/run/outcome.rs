@@ -24,6 +24,10 @@ pub enum Outcome {
         limit: Duration,
         kill_after: Option<Duration>,
     },
+    /// `--on-lease-lost stop`: the run's lease on the state store could not be renewed, so
+    /// the command was stopped (SIGTERM, and SIGKILL when `killed`) before the lease could
+    /// run out and let another host start the job.
+    LeaseLost { killed: bool },
     /// The command could not be started; `not_found` selects 127 over 126.
     NotStarted {
         program: String,
@@ -72,6 +76,8 @@ impl Outcome {
                 kill_after: Some(_),
                 ..
             } => 128 + Signal::SIGKILL as u8,
+            // crontap-run's own decision, as for its other errors.
+            Outcome::LeaseLost { .. } => 125,
             Outcome::NotStarted {
                 not_found: true, ..
             } => 127,
@@ -102,6 +108,12 @@ impl Outcome {
                 HumanDuration(*limit),
                 HumanDuration(*grace)
             ),
+            Outcome::LeaseLost { killed: false } => {
+                format!("lease lost after {after} (sent SIGTERM)")
+            }
+            Outcome::LeaseLost { killed: true } => {
+                format!("lease lost after {after} (sent SIGTERM, then SIGKILL)")
+            }
             Outcome::NotStarted { program, errno, .. } => {
                 format!(
                     "could not start {program}: {}",

@@ -38,6 +38,10 @@ impl Policy {
         if outcome.is_success() || attempt >= self.attempts() || told_to_stop {
             return false;
         }
+        // Without its lease the run holds nothing: another host may be running the job.
+        if matches!(outcome, Outcome::LeaseLost { .. }) {
+            return false;
+        }
         // 126 and 127 say the command cannot be run at all, whether crontap-run or a shell
         // in the job found that out; the next attempt would fail the same way.
         if matches!(outcome.exit_code(), 126 | 127) {

@@ -25,6 +25,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::watch;
 
 use crate::run::lifeline::Lifeline;
 use crate::run::outcome::{HumanDuration, Outcome};
@@ -46,6 +47,28 @@ pub struct ChildSpec<'a> {
     /// killed crontap-run never leaves a job running that the next run would overlap
     /// ([`Lifeline`]).
     pub guarded: bool,
+    /// `--on-lease-lost stop`: by when the command must be gone for the run's lease to be
+    /// sure not to run out while it runs, moved forward by each renewal. If it comes near,
+    /// the command is stopped ([`Outcome::LeaseLost`]).
+    pub lease: Option<watch::Receiver<LeaseDeadline>>,
+}
+
+/// By when a command whose run holds a lease must be gone (SIGKILL then), and the most
+/// time SIGTERM may be given before that: less than `--kill-after` when the lease is too
+/// short for it, so that a renewal that comes in time always cancels the stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeaseDeadline {
+    pub gone_by: Instant,
+    pub max_grace: Duration,
+}
+
+impl LeaseDeadline {
+    /// When SIGTERM goes out, given `--kill-after`.
+    fn stop_at(&self, kill_after: Duration) -> tokio::time::Instant {
+        let grace = kill_after.min(self.max_grace);
+        let at = self.gone_by.checked_sub(grace).unwrap_or(self.gone_by);
+        tokio::time::Instant::from_std(at)
+    }
 }
 
 /// `--timeout` and `--kill-after`.
@@ -226,6 +249,16 @@ async fn supervise(
     }
 
     let started = Instant::now();
+    // The lease ran short before this attempt could start (a retry after a failed renewal).
+    if let Some(lease) = &spec.lease
+        && tokio::time::Instant::now() >= lease.borrow().stop_at(limits.kill_after)
+    {
+        if let Some(lifeline) = lifeline {
+            lifeline.release();
+        }
+        let outcome = Outcome::LeaseLost { killed: false };
+        return Ok(copies.finish(outcome, started, started, signals));
+    }
     let spawned = command.spawn();
     // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
     // readers see end-of-file when the child (and anything it left behind) closes theirs.
@@ -256,6 +289,8 @@ async fn supervise(
     let mut killed = false;
     let mut termination_forwarded = false;
     let mut stopped = None;
+    let lease = spec.lease.as_ref();
+    let mut lease_lost = false;
     // Passes on, once each, the signals that arrived since the last look: those that came
     // while the attempt was being set up, then each as it comes.
     let mut forward_new = |kill_at: &mut Option<tokio::time::Instant>| {
@@ -298,6 +333,23 @@ async fn supervise(
                 send(child, Signal::SIGCONT);
                 kill_at = after(limits.kill_after);
             }
+            _ = sleep_until(lease.map(|l| l.borrow().stop_at(limits.kill_after))),
+                if !lease_lost =>
+            {
+                // Renewals move the deadline; only one that stayed put is due.
+                let deadline = *lease.expect("a lease deadline").borrow();
+                if tokio::time::Instant::now() >= deadline.stop_at(limits.kill_after) {
+                    tracing::error!(
+                        "the run's lease on the state store could not be renewed in time; \
+                         stopping the command before another host may start the job"
+                    );
+                    lease_lost = true;
+                    send(child, Signal::SIGTERM);
+                    send(child, Signal::SIGCONT);
+                    let gone_by = tokio::time::Instant::from_std(deadline.gone_by);
+                    kill_at = Some(kill_at.map_or(gone_by, |k| k.min(gone_by)));
+                }
+            }
             _ = sleep_until(kill_at), if !killed => {
                 tracing::debug!("the command outlived --kill-after, sending SIGKILL");
                 killed = true;
@@ -317,6 +369,7 @@ async fn supervise(
             limit,
             kill_after: killed.then_some(limits.kill_after),
         },
+        _ if lease_lost => Outcome::LeaseLost { killed },
         _ => outcome,
     };
     let mut finished = copies.finish(outcome, started, exited, signals);

@@ -30,10 +30,12 @@ use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
+use tokio::sync::watch;
 
+use crate::run::supervise::LeaseDeadline;
 use crate::scrub::sanitize;
 use location::Remote;
 pub use store::{Claim, Found, Lease, RETENTION, Store, Target};
@@ -87,6 +89,9 @@ pub enum Admission {
 
 /// The lock and key a running job holds; renewed in the background when the store needs it.
 pub struct Held {
+    /// For stores with leases: by when the command must be gone, as this host can be sure of
+    /// the lease (see [`gone_by`]); moved forward by every renewal.
+    deadline: Option<watch::Receiver<LeaseDeadline>>,
     store: Arc<Mutex<Box<dyn Store>>>,
     leases: Vec<Lease>,
     key: Option<String>,
@@ -210,8 +215,12 @@ fn admit_with(
     now: SystemTime,
 ) -> Result<Admission> {
     let key = plan.key_at(now);
+    // Before the first claim is sent: no lease granted here can end before this plus the
+    // lease.
+    let claimed_at = Instant::now();
     // Built first, so that a lease taken before a skip or an error is released on drop.
     let mut held = Held {
+        deadline: None,
         store: Arc::new(Mutex::new(store)),
         leases: Vec::new(),
         key: key.as_ref().map(|(k, _)| k.clone()),
@@ -234,7 +243,19 @@ fn admit_with(
     }
     let every = held.store().renew_every();
     if let Some(every) = every {
-        held.keeper = Some(Keeper::start(Arc::clone(&held.store), &held.leases, every));
+        let (tx, watch) = watch::channel(gone_by(claimed_at, plan.lease));
+        held.deadline = Some(watch);
+        let deadline = Deadline {
+            tx,
+            lease: plan.lease,
+        };
+        let leases = held.leases.clone();
+        held.keeper = Some(Keeper::start(
+            Arc::clone(&held.store),
+            leases,
+            every,
+            deadline,
+        ));
     }
     Ok(Admission::Run(held))
 }
@@ -243,6 +264,12 @@ impl Held {
     /// The idempotency key in force, if any.
     pub fn key(&self) -> Option<&str> {
         self.key.as_deref()
+    }
+
+    /// By when the command must be gone for its lease to be sure not to run out while it
+    /// runs (`--on-lease-lost stop`); `None` for holds that last as long as the process.
+    pub fn lease_deadline(&self) -> Option<watch::Receiver<LeaseDeadline>> {
+        self.deadline.clone()
     }
 
     /// The fencing token of this run: that of its last claim, which is larger than any
@@ -296,6 +323,20 @@ impl Drop for Held {
     }
 }
 
+/// When a holder whose lease of length `lease` was last renewed (or claimed) by a request
+/// sent at `sent` must have stopped its command: the store ends the lease no earlier than
+/// `sent + lease` (it counts from when the request arrived), less a margin for reaping the
+/// command and for clocks that run at slightly different rates. SIGTERM may come at most a
+/// third of the lease (less the margin) before that, so that the next renewal, due a third
+/// of the lease after the last, has the time to answer and move the deadline first.
+pub fn gone_by(sent: Instant, lease: Duration) -> LeaseDeadline {
+    let margin = (lease / 10).max(Duration::from_millis(250));
+    LeaseDeadline {
+        gone_by: sent + lease.saturating_sub(margin),
+        max_grace: (lease / 3).saturating_sub(margin),
+    }
+}
+
 /// Renews leases on a thread of its own until dropped, so a job that outlives its lease is
 /// never run twice.
 struct Keeper {
@@ -303,15 +344,27 @@ struct Keeper {
     thread: Option<JoinHandle<()>>,
 }
 
+/// Where a keeper reports each successful round of renewals: the new [`gone_by`].
+struct Deadline {
+    tx: watch::Sender<LeaseDeadline>,
+    lease: Duration,
+}
+
 impl Keeper {
-    fn start(store: Arc<Mutex<Box<dyn Store>>>, leases: &[Lease], every: Duration) -> Keeper {
-        let leases = leases.to_vec();
+    /// Renews `leases` every `every`, reporting each round that renewed them all.
+    fn start(
+        store: Arc<Mutex<Box<dyn Store>>>,
+        leases: Vec<Lease>,
+        every: Duration,
+        deadline: Deadline,
+    ) -> Keeper {
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
             // Whether the last renewal of each lease failed: a failure is logged when it
             // starts and a recovery when it ends, not on every tick in between.
             let mut failing = vec![false; leases.len()];
             while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let sent = Instant::now();
                 let mut store = store.lock().unwrap_or_else(|p| p.into_inner());
                 for (lease, failing) in leases.iter().zip(&mut failing) {
                     match store.renew(lease) {
@@ -325,6 +378,9 @@ impl Keeper {
                         }
                         _ => {}
                     }
+                }
+                if !failing.contains(&true) {
+                    let _ = deadline.tx.send(gone_by(sent, deadline.lease));
                 }
             }
         });

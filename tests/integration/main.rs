@@ -13,6 +13,8 @@ mod options;
 mod output;
 mod ping;
 mod properties;
+#[cfg(any(feature = "postgres", feature = "redis"))]
+mod proxy;
 mod report;
 mod retries;
 mod state;

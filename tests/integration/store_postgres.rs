@@ -1171,3 +1171,22 @@ fn a_table_from_an_older_release_gains_fencing_tokens() {
     let lease = granted(a.claim(&key("new"), "run-a").unwrap());
     assert!(lease.fencing > 0);
 }
+
+/// `--on-lease-lost stop` (the default): a holder cut off from the server stops its
+/// command before its lease can run out, so another host never overlaps it.
+#[test]
+fn a_holder_cut_off_from_the_server_stops_before_another_host_starts() {
+    let db = "store_cut";
+    server().database(db);
+    let proxy = crate::proxy::CutProxy::start(server().port);
+    let via_proxy = server().url(db, "").replace(
+        &format!(":{}/", server().port),
+        &format!(":{}/", proxy.port()),
+    );
+    crate::proxy::a_cut_off_holder_stops_before_another_host_starts(
+        &via_proxy,
+        &server().url(db, ""),
+        &proxy,
+        PASSWORD,
+    );
+}

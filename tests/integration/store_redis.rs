@@ -933,9 +933,9 @@ fn a_connection_closed_while_idle_still_records_the_result() {
     assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
 }
 
-/// The server stops answering for longer than a lease (paused, or cut off), so the lease
-/// runs out with nobody taking it over: the running crontap-run wins it back, keeps the
-/// key from other runs, and records its result.
+/// With `--on-lease-lost continue`, the server stops answering for longer than a lease
+/// (paused, or cut off), so the lease runs out with nobody taking it over: the running
+/// crontap-run wins it back, keeps the key from other runs, and records its result.
 #[test]
 fn a_server_paused_for_longer_than_a_lease_leaves_the_hold_with_its_run() {
     let server = Server::start();
@@ -943,7 +943,14 @@ fn a_server_paused_for_longer_than_a_lease_leaves_the_hold_with_its_run() {
     let dir = tempfile::tempdir().unwrap();
     let gate = Gate::new(dir.path());
     let count = dir.path().join("count");
-    let options = ["--state-lease", "3s", "--idempotency-key", "rk1"];
+    let options = [
+        "--state-lease",
+        "3s",
+        "--idempotency-key",
+        "rk1",
+        "--on-lease-lost",
+        "continue",
+    ];
     let script = format!(
         "echo run >> '{}'; echo ready; {}",
         count.display(),
@@ -1071,4 +1078,19 @@ fn fencing_tokens_grow_with_every_claim_of_a_job() {
     tokens.push(lease.fencing);
     assert!(tokens.windows(2).all(|w| w[0] < w[1]), "{tokens:?}");
     assert!(tokens[0] > 0, "{tokens:?}");
+}
+
+/// `--on-lease-lost stop` (the default): a holder cut off from the server stops its
+/// command before its lease can run out, so another host never overlaps it.
+#[test]
+fn a_holder_cut_off_from_the_server_stops_before_another_host_starts() {
+    let server = Server::start();
+    let proxy = crate::proxy::CutProxy::start(server.port);
+    let via_proxy = format!("redis://127.0.0.1:{}/0", proxy.port());
+    crate::proxy::a_cut_off_holder_stops_before_another_host_starts(
+        &via_proxy,
+        &server.url(),
+        &proxy,
+        PASSWORD,
+    );
 }

@@ -10,11 +10,12 @@
 //! for a running job (SIGUSR1, SIGUSR2, SIGWINCH) have none to go to yet and are dropped.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Result;
 use nix::sys::signal::Signal;
 
+use crate::run::outcome::HumanDuration;
 use crate::run::signals::{Mark, SignalLog};
 use crate::state::{self, Admission, Held, Plan};
 
@@ -57,7 +58,8 @@ pub fn before_start(
         (None, _) => None,
         (Some(plan), true) => {
             let plan = plan.clone();
-            match on_thread(move || state::look(&plan, now), signals, seen)? {
+            let within = plan.timeout;
+            match on_thread(move || state::look(&plan, now), within, signals, seen)? {
                 Ok(None) => None,
                 Ok(Some(reason)) => return Ok(Start::Skip(reason)),
                 Err(sig) => return Ok(Start::Stopped(sig)),
@@ -65,7 +67,13 @@ pub fn before_start(
         }
         (Some(plan), false) => {
             let (plan, owner) = (plan.clone(), owner.to_owned());
-            match on_thread(move || state::admit(&plan, &owner, now), signals, seen)? {
+            let within = plan.timeout;
+            match on_thread(
+                move || state::admit(&plan, &owner, now),
+                within,
+                signals,
+                seen,
+            )? {
                 Ok(Admission::Run(held)) => Some(held),
                 Ok(Admission::Skip(reason)) => return Ok(Start::Skip(reason)),
                 Err(sig) => return Ok(Start::Stopped(sig)),
@@ -81,12 +89,15 @@ pub fn before_start(
 }
 
 /// Runs store work on a thread of its own, so that a stop signal is acted on while a store
-/// is slow to answer. `Err(signal)`: stopped first.
+/// is slow to answer, and the work is given up on after `within` (`--state-timeout`).
+/// `Err(signal)`: stopped first.
 fn on_thread<T: Send + 'static>(
     work: impl FnOnce() -> Result<T> + Send + 'static,
+    within: Duration,
     signals: &SignalLog,
     seen: &mut Mark,
 ) -> Result<std::result::Result<T, Signal>> {
+    let deadline = Instant::now() + within;
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
         .name("admission".into())
@@ -97,6 +108,12 @@ fn on_thread<T: Send + 'static>(
         match rx.recv_timeout(POLL) {
             Ok(done) => return done.map(Ok),
             Err(RecvTimeoutError::Disconnected) => anyhow::bail!("state admission failed"),
+            // Whatever the work claims after this is released when the result it sends
+            // finds no receiver and is dropped.
+            Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => anyhow::bail!(
+                "the state store did not answer within {} (--state-timeout)",
+                HumanDuration(within)
+            ),
             Err(RecvTimeoutError::Timeout) => {}
         }
         if let Some(sig) = signals.ending_since(seen) {

@@ -167,6 +167,12 @@ pub struct RunArgs {
           value_parser = duration)]
     pub state_lease: Duration,
 
+    /// Bound on all state store work before the command starts: connecting (to every host
+    /// of a URL together), claiming, retries.
+    #[arg(long, value_name = "DUR", env = "CRONTAP_STATE_TIMEOUT", default_value = "10s",
+          value_parser = duration)]
+    pub state_timeout: Duration,
+
     /// What a run does when it cannot renew its lease on a state server: `stop` its command
     /// before the lease can run out (exit 125), or `continue` and let the fencing token
     /// guard what the command writes.

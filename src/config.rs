@@ -45,6 +45,10 @@ const MAX_PING_BUDGET: Duration = Duration::from_secs(15 * 60);
 /// miss one; above an hour a dead host blocks its jobs for too long.
 const MIN_LEASE: Duration = Duration::from_secs(3);
 const MAX_LEASE: Duration = Duration::from_secs(3600);
+/// `--state-timeout` bounds: a second is the least a remote store can answer in reliably;
+/// past ten minutes a job's start is no longer bounded in any useful sense.
+const MIN_STATE_TIMEOUT: Duration = Duration::from_secs(1);
+const MAX_STATE_TIMEOUT: Duration = Duration::from_secs(600);
 /// Longest `--jitter`: a start spread further than this is a schedule, not jitter.
 const MAX_JITTER: Duration = Duration::from_secs(3600);
 const MAX_PERIOD: Duration = Duration::from_secs(366 * 24 * 3600);
@@ -227,6 +231,9 @@ fn state_plan(
     if !(MIN_LEASE..=MAX_LEASE).contains(&args.state_lease) {
         bail!("--state-lease (CRONTAP_STATE_LEASE) must be between 3s and 1h");
     }
+    if !(MIN_STATE_TIMEOUT..=MAX_STATE_TIMEOUT).contains(&args.state_timeout) {
+        bail!("--state-timeout (CRONTAP_STATE_TIMEOUT) must be between 1s and 10m");
+    }
     let (dir, remote) = state_location(args.state_dir.clone(), args.state_url.as_deref())?;
 
     let key = match (&args.once_per, &args.idempotency_key) {
@@ -247,6 +254,7 @@ fn state_plan(
         dir,
         remote,
         lease: args.state_lease,
+        timeout: args.state_timeout,
         job: args
             .job
             .clone()

@@ -59,6 +59,8 @@ pub struct Plan {
     pub remote: Option<Remote>,
     /// How long a server keeps a hold its holder stopped renewing (`--state-lease`).
     pub lease: Duration,
+    /// Bound on all store work before the command starts (`--state-timeout`).
+    pub timeout: Duration,
     pub job: String,
     pub no_overlap: bool,
     pub key: Option<KeySpec>,
@@ -141,7 +143,8 @@ fn open_with(plan: &Plan, access: Access) -> Result<(Box<dyn Store>, String)> {
             "the state store {} is unreachable or failing",
             remote.redacted()
         );
-        let store = open_remote(remote, plan.lease).with_context(|| unusable.clone())?;
+        let store =
+            open_remote(remote, plan.lease, plan.timeout).with_context(|| unusable.clone())?;
         return Ok((store, unusable));
     }
     let dir = plan.dir.as_deref().context(disk::NO_DEFAULT_DIR)?;
@@ -160,16 +163,20 @@ fn open_with(plan: &Plan, access: Access) -> Result<(Box<dyn Store>, String)> {
 /// Connects to a state server whose leases last `lease`. Each engine's store is built in
 /// by its cargo feature; config refuses an engine this build lacks, so the last arm is only
 /// a safeguard.
-fn open_remote(remote: &Remote, lease: Duration) -> Result<Box<dyn Store>> {
-    let _ = lease;
+fn open_remote(remote: &Remote, lease: Duration, within: Duration) -> Result<Box<dyn Store>> {
+    let _ = (lease, within);
     #[allow(clippy::match_single_binding, unreachable_patterns)]
     match remote.engine {
         #[cfg(feature = "postgres")]
         location::Engine::Postgres => {
-            Ok(Box::new(postgres::PostgresStore::open(&remote.url, lease)?))
+            let store = postgres::PostgresStore::open_within(&remote.url, lease, within)?;
+            Ok(Box::new(store))
         }
         #[cfg(feature = "redis")]
-        location::Engine::Redis => Ok(Box::new(self::redis::RedisStore::open(&remote.url, lease)?)),
+        location::Engine::Redis => {
+            let store = self::redis::RedisStore::open_within(&remote.url, lease, within)?;
+            Ok(Box::new(store))
+        }
         engine => anyhow::bail!(
             "this build of crontap-run has no {engine:?} support (cargo feature {})",
             engine.feature()
@@ -476,6 +483,7 @@ mod tests {
             dir: Some(PathBuf::from("/nonexistent")),
             remote: None,
             lease: Duration::from_secs(60),
+            timeout: Duration::from_secs(10),
             job: "nightly".into(),
             no_overlap,
             key,

@@ -181,6 +181,9 @@ pub struct RedisStore {
     lease: Duration,
     /// Longest wait for one reply: [`reply_timeout`] of the lease.
     reply_timeout: Duration,
+    /// Longest wait for a connection: [`CONNECT_TIMEOUT`], at most a reply's wait and the
+    /// state timeout.
+    connect_timeout: Duration,
     host: String,
     /// Parts of the URL that must never appear in an error (the password, the user, the
     /// URL itself), as given and percent-decoded.
@@ -191,6 +194,11 @@ pub struct RedisStore {
 impl RedisStore {
     /// Connects to the server at `url`; holds last `lease` unless renewed.
     pub fn open(url: &str, lease: Duration) -> Result<RedisStore> {
+        RedisStore::open_within(url, lease, CONNECT_TIMEOUT)
+    }
+
+    /// [`RedisStore::open`], connecting within `within` at most (`--state-timeout`).
+    pub fn open_within(url: &str, lease: Duration, within: Duration) -> Result<RedisStore> {
         let secrets = secrets_of(url);
         let client = Client::open(url)
             .map_err(|err| anyhow::anyhow!("{}", scrub(&err, &secrets)))
@@ -200,6 +208,9 @@ impl RedisStore {
             con: None,
             lease,
             reply_timeout: reply_timeout(lease),
+            // No longer than a reply may take: a reconnect during a renewal must not let a
+            // short lease run out.
+            connect_timeout: reply_timeout(lease).min(within),
             host: host_name(),
             secrets,
             next_id: 0,
@@ -216,7 +227,7 @@ impl RedisStore {
         Ok(self.con.as_mut().expect("connected just now"))
     }
 
-    /// Connects within [`CONNECT_TIMEOUT`] in all. The client applies its timeout to each
+    /// Connects within its connect timeout in all. The client applies its timeout to each
     /// step (the TCP connection, then each reply to the commands it sends when connecting:
     /// `AUTH`, `SELECT`, `CLIENT SETINFO`), so a server that accepts connections and never
     /// answers would hold it several times as long; the connection is made on a thread of
@@ -224,12 +235,13 @@ impl RedisStore {
     fn connect(&self) -> Result<Connection> {
         let client = self.client.clone();
         let reply_timeout = self.reply_timeout;
+        let connect_timeout = self.connect_timeout;
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("redis-connect".into())
             .spawn(move || {
                 let con = client
-                    .get_connection_with_timeout(CONNECT_TIMEOUT)
+                    .get_connection_with_timeout(connect_timeout)
                     .and_then(|con| {
                         con.set_read_timeout(Some(reply_timeout))?;
                         con.set_write_timeout(Some(reply_timeout))?;
@@ -239,9 +251,9 @@ impl RedisStore {
                 let _ = sender.send(con);
             })
             .context("cannot start a thread")?;
-        match receiver.recv_timeout(CONNECT_TIMEOUT) {
-            Ok(con) => con.map_err(|err| self.error(&err, CONNECT_TIMEOUT)),
-            Err(_) => bail!("no answer within {}", seconds(CONNECT_TIMEOUT)),
+        match receiver.recv_timeout(connect_timeout) {
+            Ok(con) => con.map_err(|err| self.error(&err, connect_timeout)),
+            Err(_) => bail!("no answer within {}", seconds(connect_timeout)),
         }
     }
 

@@ -492,7 +492,15 @@ fn a_stale_holder_cannot_complete_over_the_next_holder() {
     let db = "stale_holder";
     let url = server().database(db);
     let gate = Gate::new(dir.path());
-    let options = ["--state-lease", "3s", "--idempotency-key", "batch-9"];
+    // The holder that lost its lease runs on (the mode this test is about).
+    let options = [
+        "--state-lease",
+        "3s",
+        "--idempotency-key",
+        "batch-9",
+        "--on-lease-lost",
+        "continue",
+    ];
     let mut stale = host(&receiver, &dir.path().join("a"), &url)
         .args(options)
         .args(["--timeout", "60s", "--", "sh", "-c"])
@@ -947,7 +955,15 @@ fn a_stopped_no_overlap_holder_keeps_its_lock_through_another_hosts_prune() {
     let url = server().database(db);
     let gate = Gate::new(dir.path());
     let marker = dir.path().join("second ran");
-    let options = ["--state-lease", "3s", "--job", "plk"];
+    // The holder that lost its lease runs on (the mode this test is about).
+    let options = [
+        "--state-lease",
+        "3s",
+        "--job",
+        "plk",
+        "--on-lease-lost",
+        "continue",
+    ];
     let mut first = host(&receiver, &dir.path().join("a"), &url)
         .args(options)
         .args(["--no-overlap", "--timeout", "60s", "--", "sh", "-c"])
@@ -1189,4 +1205,45 @@ fn a_holder_cut_off_from_the_server_stops_before_another_host_starts() {
         &proxy,
         PASSWORD,
     );
+}
+
+/// `--state-timeout` bounds all store work before the command: with two of three hosts
+/// silent, each host gets its share of it, and the job starts on the third.
+#[test]
+fn the_state_timeout_is_shared_by_the_hosts_of_a_url() {
+    let db = "store_hosts";
+    server().database(db);
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let silent = [
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+    ];
+    let ports: Vec<u16> = silent
+        .iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect();
+    let url = format!(
+        "postgres://crontap:{PASSWORD}@127.0.0.1:{},127.0.0.1:{},127.0.0.1:{}/{db}",
+        ports[0],
+        ports[1],
+        server().port
+    );
+    // Each host's default connect_timeout is 5 s: the two silent ones alone would take
+    // longer than the state timeout, which is given up on as a whole.
+    let out = run(host(&receiver, &dir.path().join("state"), &url)
+        .args(["--state-timeout", "6s", "--no-overlap", "--", "touch"])
+        .arg(&marker));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(marker.exists());
+
+    // A store that never answers at all is given up on at the state timeout.
+    let url = format!("postgres://crontap:{PASSWORD}@127.0.0.1:{}/{db}", ports[0]);
+    let out = run(host(&receiver, &dir.path().join("state"), &url)
+        .args(["--state-timeout", "1s", "--no-overlap", "--", "touch"])
+        .arg(dir.path().join("never")));
+    assert_eq!(out.code, 125, "{}", out.stderr);
+    assert!(!dir.path().join("never").exists());
+    drop(silent);
 }

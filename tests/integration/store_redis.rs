@@ -260,8 +260,9 @@ fn no_overlap_holds_across_hosts() {
     receiver.only();
 
     // The lock went with the run: nothing is left on the server, and the next run goes.
+    // Only the job's fencing counter stays, as it must: tokens only grow.
     let keys: Vec<String> = server.connect().keys("*").unwrap();
-    assert!(keys.is_empty(), "{keys:?}");
+    assert_eq!(keys, ["crontap-run:fence:nightly"]);
     let next = host(&receiver, &server.url(), &dir.path().join("host-0"))
         .args([
             "--no-overlap",
@@ -367,7 +368,15 @@ fn a_stale_holder_cannot_complete_over_the_next_holder() {
     let dir = tempfile::tempdir().unwrap();
     let gate = Gate::new(dir.path());
     let count = dir.path().join("count");
-    let options = ["--state-lease", "3s", "--idempotency-key", "batch-9"];
+    // The holder that lost its lease runs on (the mode this test is about).
+    let options = [
+        "--state-lease",
+        "3s",
+        "--idempotency-key",
+        "batch-9",
+        "--on-lease-lost",
+        "continue",
+    ];
     // The first holder's job fails: were its result written, the next run would go again.
     let script = format!(
         "echo run >> '{}'; echo ready; {}; exit 1",
@@ -1093,4 +1102,24 @@ fn a_holder_cut_off_from_the_server_stops_before_another_host_starts() {
         &proxy,
         PASSWORD,
     );
+}
+
+/// `--state-timeout` bounds connecting too: a server that never answers is given up on then.
+#[test]
+fn the_state_timeout_bounds_a_server_that_never_answers() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("redis://127.0.0.1:{port}/0");
+    let out = host(&receiver, &url, dir.path())
+        .args(["--state-timeout", "1s", "--no-overlap", "--", "touch"])
+        .arg(dir.path().join("ran"))
+        .run();
+    assert_eq!(out.code, 125, "{}", out.stderr);
+    assert!(out.stderr.contains("within 1s"), "{}", out.stderr);
+    assert!(!dir.path().join("ran").exists());
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.starts_with("not run: "), "{msg}");
+    drop(listener);
 }

@@ -10,41 +10,75 @@ use anyhow::{Context, Result, anyhow, bail};
 use tokio::runtime::Runtime;
 use tokio_postgres::error::{Severity, SqlState};
 use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::{Client, Row};
+use tokio_postgres::{Client, Config, Row};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::config::settings;
+use super::config::{per_host, settings};
 use super::error::{PgError, names_to_redact};
 use super::{
     CONNECT_TIMEOUT, CREATE, PRUNE, PRUNE_MAX, PostgresStore, SESSION, TABLE, statement_timeout,
 };
 
+/// A client and the connection that drives it.
+type Connected = (
+    Client,
+    tokio_postgres::Connection<
+        tokio_postgres::Socket,
+        <MakeRustlsConnect as tokio_postgres::tls::MakeTlsConnect<tokio_postgres::Socket>>::Stream,
+    >,
+);
+
+/// The connection bound of [`PostgresStore::open`]: `--state-timeout`'s default.
+const DEFAULT_WITHIN: Duration = Duration::from_secs(10);
+
 impl PostgresStore {
     /// Connects to the server named by `url`, for leases that last `lease`.
     pub fn open(url: &str, lease: Duration) -> Result<PostgresStore> {
+        PostgresStore::open_within(url, lease, DEFAULT_WITHIN)
+    }
+
+    /// [`PostgresStore::open`], connecting within `within` in all (`--state-timeout`),
+    /// whatever the URL's hosts and `connect_timeout` say.
+    pub fn open_within(url: &str, lease: Duration, within: Duration) -> Result<PostgresStore> {
         // A failed connection drops the store, and with it the runtime, without waiting.
-        let mut store = PostgresStore::unconnected(url, lease)?;
+        let mut store = PostgresStore::unconnected(url, lease, within)?;
         store.connect()?;
         Ok(store)
     }
 
-    /// The store for `url`, not connected yet.
-    pub(super) fn unconnected(url: &str, lease: Duration) -> Result<PostgresStore> {
-        let (mut config, tls) = settings(url)?;
-        let connect_timeout = *config.get_connect_timeout().unwrap_or(&CONNECT_TIMEOUT);
-        config.connect_timeout(connect_timeout);
-        let hosts = config.get_hosts().len().max(1) as u32;
+    /// The store for `url`, not connected yet. The hosts of a multi-host URL are tried in
+    /// turn, each for its share of `within` at most (name lookup, TCP, TLS and the
+    /// server's answer all count).
+    pub(super) fn unconnected(
+        url: &str,
+        lease: Duration,
+        within: Duration,
+    ) -> Result<PostgresStore> {
+        let mut configs = Vec::new();
+        let mut tls = None;
+        for url in per_host(url) {
+            let (config, client_tls) = settings(&url)?;
+            configs.push(config);
+            tls.get_or_insert(client_tls);
+        }
+        let tls = tls.context("a state URL names no host")?;
+        let given = *configs[0].get_connect_timeout().unwrap_or(&CONNECT_TIMEOUT);
+        let hosts: u32 = configs
+            .iter()
+            .map(|c| c.get_hosts().len().max(1) as u32)
+            .sum();
+        let connect_within = (given * hosts).min(within);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .context("cannot start the PostgreSQL client")?;
         let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-        let redact = Arc::new(names_to_redact(&config));
+        let redact = Arc::new(names_to_redact(&configs[0]));
         Ok(PostgresStore {
             runtime: Some(runtime),
-            config,
+            configs,
             tls: MakeRustlsConnect::new(tls),
-            connect_within: connect_timeout * hosts,
+            connect_within,
             client: None,
             connection: None,
             lease,
@@ -66,19 +100,68 @@ impl PostgresStore {
         PgError::new(err).redacted(&self.redact)
     }
 
+    /// Connects to the host of `config` by `deadline`, asking again while the server is busy.
+    fn connect_to(&self, config: &Config, deadline: std::time::Instant) -> Result<Connected> {
+        let mut wait = Duration::from_millis(50);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let mut config = config.clone();
+            config.connect_timeout(left.max(Duration::from_millis(1)));
+            let connecting = config.connect(self.tls.clone());
+            let answer = self
+                .runtime()
+                .block_on(async { tokio::time::timeout(left, connecting).await })
+                .map_err(|_| {
+                    anyhow!(
+                        "no connection within {}s (connect_timeout)",
+                        self.connect_within.as_secs_f64()
+                    )
+                })?;
+            let err = match answer {
+                Ok(connected) => return Ok(connected),
+                Err(err) => self.error(&err),
+            };
+            let busy = err.code.as_ref().is_some_and(|code| {
+                [SqlState::TOO_MANY_CONNECTIONS, SqlState::CANNOT_CONNECT_NOW].contains(code)
+            });
+            let pause = wait.mul_f64(0.5 + fastrand::f64());
+            if !busy || std::time::Instant::now() + pause >= deadline {
+                return Err(err.into());
+            }
+            tracing::debug!("the state store is busy ({err}); connecting again");
+            std::thread::sleep(pause);
+            wait = (wait * 2).min(Duration::from_secs(1));
+        }
+    }
+
+    /// Connects within `connect_within` in all, trying the hosts in turn, each for its share
+    /// of the time left. A server that turns the connection away for now (too many
+    /// clients: a fleet starting on the hour; starting up) is asked again after a short
+    /// random wait, as long as its share allows.
     fn connect(&mut self) -> Result<()> {
         let within = self.connect_within;
-        let connecting = self.config.connect(self.tls.clone());
-        let (client, connection) = self
-            .runtime()
-            .block_on(async { tokio::time::timeout(within, connecting).await })
-            .map_err(|_| {
+        let overall = std::time::Instant::now() + within;
+        let mut failed = None;
+        let mut connected = None;
+        for (i, config) in self.configs.iter().enumerate() {
+            let left = overall.saturating_duration_since(std::time::Instant::now());
+            let share = left / (self.configs.len() - i) as u32;
+            match self.connect_to(config, std::time::Instant::now() + share) {
+                Ok(pair) => {
+                    connected = Some(pair);
+                    break;
+                }
+                Err(err) => failed = Some(err),
+            }
+        }
+        let Some((client, connection)) = connected else {
+            return Err(failed.unwrap_or_else(|| {
                 anyhow!(
                     "no connection within {}s (connect_timeout)",
-                    within.as_secs()
+                    within.as_secs_f64()
                 )
-            })?
-            .map_err(|err| self.error(&err))?;
+            }));
+        };
         // Runs whenever a statement is waited for (a current-thread runtime), which is all a
         // connection that only answers our statements needs.
         let redact = Arc::clone(&self.redact);
@@ -244,8 +327,12 @@ mod tests {
     /// dropping the store must not wait for it (tokio's `Runtime::drop` would).
     #[test]
     fn dropping_the_store_does_not_wait_for_a_stuck_name_lookup() {
-        let store =
-            PostgresStore::unconnected("postgres://u@db/x", Duration::from_secs(60)).unwrap();
+        let store = PostgresStore::unconnected(
+            "postgres://u@db/x",
+            Duration::from_secs(60),
+            DEFAULT_WITHIN,
+        )
+        .unwrap();
         let (started, running) = std::sync::mpsc::channel();
         let _stuck = store.runtime().spawn_blocking(move || {
             started.send(()).unwrap();

@@ -12,6 +12,35 @@ use tokio_postgres::config::SslMode;
 use super::error::PgError;
 use super::tls::{Roots, Verify, tls_config};
 
+/// The URL once per host, when its authority names several (`h1:5432,h2/jobs`), so that each
+/// host can be given its own deadline; the URL itself otherwise. Split as tokio-postgres
+/// splits: the credentials end at the first '@' after "://", the hosts at the next '/' or
+/// '?'.
+pub(super) fn per_host(url: &str) -> Vec<String> {
+    let Some(scheme_end) = url.find("://").map(|at| at + 3) else {
+        return vec![url.to_owned()];
+    };
+    let rest = &url[scheme_end..];
+    let hosts_start = scheme_end + rest.find('@').map_or(0, |at| at + 1);
+    let hosts_len = url[hosts_start..]
+        .find(['/', '?'])
+        .unwrap_or(url.len() - hosts_start);
+    let hosts = &url[hosts_start..hosts_start + hosts_len];
+    if !hosts.contains(',') {
+        return vec![url.to_owned()];
+    }
+    hosts
+        .split(',')
+        .map(|host| {
+            format!(
+                "{}{host}{}",
+                &url[..hosts_start],
+                &url[hosts_start + hosts_len..]
+            )
+        })
+        .collect()
+}
+
 /// The connection settings in `url`: the client's configuration, and the TLS configuration
 /// its `sslmode` and `sslrootcert` ask for. Those two are read here, as libpq reads them; the
 /// rest of the URL goes to tokio-postgres. No error holds the URL.
@@ -90,6 +119,23 @@ mod tests {
     use super::*;
 
     const PW: &str = "pw-77x";
+
+    #[test]
+    fn one_url_per_host() {
+        assert_eq!(
+            per_host("postgres://u:p@h1:5432,h2,[::1]:6/jobs?sslmode=require"),
+            [
+                "postgres://u:p@h1:5432/jobs?sslmode=require",
+                "postgres://u:p@h2/jobs?sslmode=require",
+                "postgres://u:p@[::1]:6/jobs?sslmode=require",
+            ]
+        );
+        assert_eq!(
+            per_host("postgres://h1,h2"),
+            ["postgres://h1", "postgres://h2"]
+        );
+        assert_eq!(per_host("postgres://u@db/x"), ["postgres://u@db/x"]);
+    }
 
     #[test]
     fn sslmodes_and_roots() {

@@ -13,7 +13,7 @@ const REDACT_MIN: usize = 6;
 /// SQLSTATE for the code that acts on it.
 #[derive(Debug)]
 pub struct PgError {
-    code: Option<SqlState>,
+    pub(super) code: Option<SqlState>,
     text: String,
 }
 

@@ -214,9 +214,11 @@ pub struct PostgresStore {
     /// still running on a blocking thread (a resolver that does not answer) cannot hold
     /// crontap-run past its timeouts.
     runtime: Option<Runtime>,
-    config: Config,
+    /// One per host of the URL, tried in turn.
+    configs: Vec<Config>,
     tls: MakeRustlsConnect,
-    /// The whole connection, all hosts tried, must be made within this.
+    /// The whole connection, all hosts tried, must be made within this; each host gets
+    /// its share of what is left.
     connect_within: Duration,
     /// `None` after the connection failed: the next statement connects again.
     client: Option<Client>,
@@ -439,8 +441,12 @@ mod tests {
             statement_timeout(Duration::from_secs(3)),
             Duration::from_secs(1)
         );
-        let store =
-            PostgresStore::unconnected("postgres://u@db/x", Duration::from_secs(6)).unwrap();
+        let store = PostgresStore::unconnected(
+            "postgres://u@db/x",
+            Duration::from_secs(6),
+            Duration::from_secs(10),
+        )
+        .unwrap();
         assert_eq!(store.statement_timeout, Duration::from_secs(2));
     }
 }

@@ -2,16 +2,19 @@
 """Output throughput and signal-forwarding latency of crontap-run.
 
 Throughput: 2 GB from `head -c` through `crontap-run -- …` against the same through `| cat`,
-each written on to /dev/null and to a pipe read by `wc -c`; the runs alternate and the
-median of each is printed with the ratio, and crontap-run's peak RSS (GNU time's %M).
+each written on to /dev/null and to a pipe read by `wc -c`, for each build given (by default
+the static musl release build and the glibc one `cargo build --release` makes, side by
+side); the runs alternate and the median of each is printed with its ratio to `| cat`, and
+each build's peak RSS (GNU time's %M).
 
-Latency: a Python child waits for SIGUSR1 and prints CLOCK_MONOTONIC when its handler runs;
+Latency (first build only): a Python child waits for SIGUSR1 and prints CLOCK_MONOTONIC when its handler runs;
 the script reads the same clock just before sending the signal, once to crontap-run (which
 forwards it) and once straight to a child with no crontap-run in between. The difference of
 the medians is the time crontap-run adds.
 
-Usage: bench/supervise.py [--bin PATH] [--runs N] [--signals N]
-(default: the static release build, 5 throughput runs, 200 signals)
+Usage: bench/supervise.py [--bin NAME=PATH ...] [--runs N] [--signals N]
+(default: musl=target/x86_64-unknown-linux-musl/release/crontap-run and
+glibc=target/release/crontap-run, 5 throughput runs, 200 signals)
 """
 
 import argparse
@@ -36,22 +39,23 @@ def timed(argv):
     return wall, rss
 
 
-def throughput(binary, runs):
-    print(f"2 GB of output, {runs} alternating runs each (median wall time)")
+def throughput(binaries, runs):
+    print(f"2 GB of output, {runs} alternating runs each (median wall time; ratio to | cat)")
     for sink in ["> /dev/null", "| wc -c > /dev/null"]:
-        cases = {
-            "crontap-run": f"exec {binary} -q -- head -c {SIZE} /dev/zero {sink}",
-            "| cat": f"head -c {SIZE} /dev/zero | cat {sink}",
-        }
+        cases = {name: f"exec {path} -q -- head -c {SIZE} /dev/zero {sink}"
+                 for name, path in binaries.items()}
+        cases["| cat"] = f"head -c {SIZE} /dev/zero | cat {sink}"
         results = {name: [] for name in cases}
         for _ in range(runs):
             for name, cmd in cases.items():
                 results[name].append(timed(cmd))
-        ours = statistics.median(w for w, _ in results["crontap-run"])
         cat = statistics.median(w for w, _ in results["| cat"])
-        rss = max(r for _, r in results["crontap-run"])
-        print(f"  then {sink:20} crontap-run {ours:6.3f}s   | cat {cat:6.3f}s   ratio {ours / cat:.3f}"
-              f"   crontap-run peak RSS {rss:.2f} MiB")
+        line = f"  then {sink:20} | cat {cat:6.3f}s"
+        for name in binaries:
+            wall = statistics.median(w for w, _ in results[name])
+            rss = max(r for _, r in results[name])
+            line += f"   {name} {wall:6.3f}s ratio {wall / cat:.3f} peak RSS {rss:.2f} MiB"
+        print(line)
 
 
 CHILD = """
@@ -88,17 +92,23 @@ def latency(binary, count):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    default = os.path.join(here, "..", "target", "x86_64-unknown-linux-musl", "release", "crontap-run")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target")
+    defaults = [f"musl={os.path.join(root, 'x86_64-unknown-linux-musl', 'release', 'crontap-run')}",
+                f"glibc={os.path.join(root, 'release', 'crontap-run')}"]
     parser = argparse.ArgumentParser()
-    parser.add_argument("--bin", default=default)
+    parser.add_argument("--bin", action="append", metavar="NAME=PATH",
+                        help="a build to measure (repeatable); a bare PATH is named after its file")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--signals", type=int, default=200)
     args = parser.parse_args()
-    binary = os.path.abspath(args.bin)
+    binaries = {}
+    for spec in args.bin or defaults:
+        name, _, path = spec.rpartition("=")
+        binaries[name or os.path.basename(path)] = os.path.abspath(path)
     os.environ.pop("CRONTAP_HEARTBEAT_URL", None)
-    throughput(binary, args.runs)
-    latency(binary, args.signals)
+    throughput(binaries, args.runs)
+    if args.signals:
+        latency(next(iter(binaries.values())), args.signals)
 
 
 if __name__ == "__main__":

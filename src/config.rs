@@ -286,6 +286,11 @@ fn state_location(
 /// The parts of a state URL that must never be sent: its user and its password, as written
 /// and percent-decoded (everything before the last '@', so a password with an unencoded '/'
 /// counts whole). The rest of the URL is what messages show of the store.
+///
+/// This reads the text rather than using [`crate::scrub::exact::url_credentials`], as the
+/// stores do: the URL parser reads such a password as a host and port and refuses the
+/// several-host form of PostgreSQL URLs (`postgres://u:p@h1,h2/db`), and what is found
+/// here is what keeps the password out of every message, whatever the store makes of it.
 fn url_secrets(url: &str) -> Vec<String> {
     let mut raw = Vec::new();
     if let Some((_, rest)) = url.split_once("://")

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::path::Path;
 
+use crate::scrub::exact::url_credentials;
 use anyhow::{Context, Result, bail};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use reqwest::Url;
@@ -160,14 +161,13 @@ impl HeartbeatUrl {
     /// URL and percent-decoded.
     pub fn secrets(&self) -> Vec<String> {
         let url = &self.url;
-        let mut raw = vec![self.raw.as_str(), url.as_str(), url.username()];
+        let mut raw = vec![self.raw.as_str(), url.as_str()];
         raw.extend(url.path_segments().into_iter().flatten());
         // Whole query pieces and both sides of each, for tokens in `?TOKEN` or `?k=TOKEN`.
         for piece in url.query().into_iter().flat_map(|q| q.split('&')) {
             raw.push(piece);
             raw.extend(piece.split('='));
         }
-        raw.extend(url.password());
         let mut out: Vec<String> = raw
             .iter()
             .flat_map(|s| {
@@ -176,6 +176,7 @@ impl HeartbeatUrl {
                     percent_decode_str(s).decode_utf8_lossy().into_owned(),
                 ]
             })
+            .chain(url_credentials(url))
             .filter(|s| s.len() >= MIN_SECRET_LEN)
             .collect();
         out.sort();

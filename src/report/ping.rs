@@ -2,11 +2,11 @@
 //!
 //! Every attempt has one deadline covering DNS, connect, TLS and the response headers.
 //! Network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
-//! jitter (about 1 s, 2 s, 4 s …), or after the server's `Retry-After` seconds when that
-//! fits in what is left of the budget. Any other status is final; 2xx is success. Errors
+//! jitter (about 1 s, 2 s, 4 s …), or after the server's `Retry-After` (seconds or an
+//! HTTP date) when that fits in what is left of the budget. Any other status is final; 2xx is success. Errors
 //! here never carry the URL: reqwest's are stripped of it and the rest only name the host.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
 use reqwest::{Client, StatusCode, Url, header, redirect};
@@ -20,6 +20,9 @@ const MAX_DELAY: Duration = Duration::from_secs(10);
 const MAX_REDIRECTS: usize = 5;
 /// The least time worth starting another attempt with.
 const MIN_ATTEMPT: Duration = Duration::from_millis(200);
+/// The longest `Retry-After` taken as given: anything past a day is as good as never
+/// within a ping budget.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(86_400);
 
 /// Limits of one delivery, from `--ping-timeout`, `--ping-retries` and `--ping-budget`.
 #[derive(Debug, Clone, Copy)]
@@ -209,9 +212,7 @@ fn classify_response(response: &reqwest::Response) -> Result<(), AttemptError> {
         .headers()
         .get(header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        // Anything past a day is as good as never within a ping budget.
-        .map(|secs| Duration::from_secs(secs.min(86_400)));
+        .and_then(|v| retry_after(v, SystemTime::now()));
     Err(AttemptError::Retryable {
         reason,
         retry_after,
@@ -267,6 +268,21 @@ fn describe(err: &reqwest::Error) -> String {
     }
 }
 
+/// The wait a `Retry-After` value asks for at `now`: whole seconds (`120`) or an HTTP date
+/// (`Wed, 21 Oct 2026 07:28:00 GMT`, or the two obsolete forms HTTP still accepts), a date
+/// already past meaning at once. `None` for anything else, so the usual backoff applies.
+fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    let wait = match value.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        Err(_) => httpdate::parse_http_date(value)
+            .ok()?
+            .duration_since(now)
+            .unwrap_or(Duration::ZERO),
+    };
+    Some(wait.min(MAX_RETRY_AFTER))
+}
+
 /// The wait before retry number `retry` (1-based): 1 s doubling, capped, ±20 % jitter.
 fn backoff(retry: u32) -> Duration {
     let exp = BASE_DELAY
@@ -287,6 +303,37 @@ mod tests {
             let second = backoff(2);
             assert!(second >= Duration::from_millis(1600) && second <= Duration::from_millis(2400));
             assert!(backoff(30) <= MAX_DELAY.mul_f64(1.2));
+        }
+    }
+
+    #[test]
+    fn retry_after_takes_seconds_and_http_dates() {
+        // Wed, 21 Oct 2026 07:28:00 GMT
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_792_567_680);
+        let secs = Duration::from_secs;
+        assert_eq!(retry_after("120", now), Some(secs(120)));
+        assert_eq!(retry_after(" 7 ", now), Some(secs(7)));
+        assert_eq!(
+            retry_after("Wed, 21 Oct 2026 07:28:30 GMT", now),
+            Some(secs(30))
+        );
+        // The obsolete RFC 850 and asctime forms, which recipients must still accept.
+        assert_eq!(
+            retry_after("Wednesday, 21-Oct-26 07:29:00 GMT", now),
+            Some(secs(60))
+        );
+        assert_eq!(retry_after("Wed Oct 21 07:28:05 2026", now), Some(secs(5)));
+        assert_eq!(
+            retry_after("Wed, 21 Oct 2026 07:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("99999999", now), Some(MAX_RETRY_AFTER));
+        assert_eq!(
+            retry_after("Thu, 21 Oct 2027 07:28:00 GMT", now),
+            Some(MAX_RETRY_AFTER)
+        );
+        for bad in ["", "soon", "-5", "1.5", "Wed, 21 Oct 2026"] {
+            assert_eq!(retry_after(bad, now), None, "{bad:?}");
         }
     }
 }

@@ -32,6 +32,8 @@ use crate::run::signals::SignalLog;
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;
 const CHUNK: usize = 256 * 1024;
+/// The read buffer starts on a page boundary (see [`ReadBuffer`]).
+const PAGE: usize = 4096;
 /// Size asked for the command's pipes: fewer, larger reads and writes for bulk output.
 /// Linux lets any user go up to /proc/sys/fs/pipe-max-size (1 MiB by default).
 const PIPE_SIZE: i32 = 1024 * 1024;
@@ -177,11 +179,12 @@ fn pipe_capacity(fd: &OwnedFd) -> u64 {
 
 /// The copy itself: blocking reads and writes, as `cat` does them.
 fn copy(stream: &Stream, shared: &Mutex<Shared>) {
-    let mut buf = vec![0u8; CHUNK];
+    let mut storage = ReadBuffer::new();
+    let buf = storage.as_mut_slice();
     let mut sink_ok = true;
     loop {
         lock(shared).waiting_since = Some(Instant::now());
-        let read = nix::unistd::read(&stream.source, &mut buf);
+        let read = nix::unistd::read(&stream.source, buf);
         let n = {
             let mut state = lock(shared);
             if let Some(since) = state.waiting_since.take() {
@@ -201,6 +204,31 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
         if sink_ok && write_all(&stream.sink, &buf[..n]).is_err() {
             sink_ok = false;
         }
+    }
+}
+
+/// The [`CHUNK`]-byte buffer the copy reads into, starting on a page boundary.
+///
+/// Where a plain `vec![0; CHUNK]` starts depends on the allocator: glibc's `calloc` hands out
+/// a chunk of this size 16 bytes into a fresh mapping, musl's 64-byte aligned. The kernel
+/// copies each read from the pipe into this buffer, and on some processors that copy is
+/// much slower into a destination that is not cache-line aligned (README, Performance). One
+/// page more than needed is allocated and the aligned part used; the page is never touched,
+/// so it costs address space, not memory.
+struct ReadBuffer {
+    storage: Vec<u8>,
+    start: usize,
+}
+
+impl ReadBuffer {
+    fn new() -> ReadBuffer {
+        let storage = vec![0u8; CHUNK + PAGE];
+        let start = (PAGE - storage.as_ptr().addr() % PAGE) % PAGE;
+        ReadBuffer { storage, start }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + CHUNK]
     }
 }
 
@@ -321,6 +349,16 @@ mod tests {
             got
         });
         (tee, reader)
+    }
+
+    #[test]
+    fn read_buffer_is_a_chunk_starting_on_a_page() {
+        for _ in 0..4 {
+            let mut buf = ReadBuffer::new();
+            let slice = buf.as_mut_slice();
+            assert_eq!(slice.len(), CHUNK);
+            assert_eq!(slice.as_ptr().addr() % PAGE, 0);
+        }
     }
 
     #[test]

@@ -9,6 +9,8 @@
 use std::borrow::Cow;
 use std::ffi::OsString;
 
+use reqwest::Url;
+
 use super::marker::REDACTED;
 
 /// Values shorter than this are not matched exactly: they would hit ordinary words.
@@ -54,6 +56,21 @@ fn known_harmless(name: &str) -> bool {
         || name.starts_with("XDG_")
 }
 
+/// The credentials `url` carries: its user and its password, each as written and
+/// percent-decoded, without repeats. Empty when it carries none.
+pub fn url_credentials(url: &Url) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in [url.username(), url.password().unwrap_or_default()] {
+        let decoded = percent_encoding::percent_decode_str(part).decode_utf8_lossy();
+        for s in [part, &decoded] {
+            if !s.is_empty() && !out.iter().any(|o| o == s) {
+                out.push(s.to_owned());
+            }
+        }
+    }
+    out
+}
+
 /// The values of the variables in `env` whose names look secret.
 pub fn secret_values(
     env: impl IntoIterator<Item = (OsString, OsString)>,
@@ -92,5 +109,25 @@ impl Values {
             }
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn credentials(url: &str) -> Vec<String> {
+        url_credentials(&Url::parse(url).unwrap())
+    }
+
+    #[test]
+    fn url_credentials_are_user_and_password_as_written_and_decoded() {
+        assert_eq!(
+            credentials("redis://ops:p%40ss%2Fword@cache.example:6379/0"),
+            ["ops", "p%40ss%2Fword", "p@ss/word"]
+        );
+        assert_eq!(credentials("https://token@hc.example/x"), ["token"]);
+        assert_eq!(credentials("postgres://:secret1@db/jobs"), ["secret1"]);
+        assert!(credentials("https://hc.example/ping/abc?x=1").is_empty());
     }
 }

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
+use crate::scrub::exact::url_credentials;
+
 /// The database engines a `--state-url` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
@@ -128,8 +130,7 @@ impl Remote {
         // A password with an unencoded '/' or '#' moves the rest of it into the path or the
         // fragment (`postgres://app:4242/s3cr3t@db/jobs` parses as host `app`): an '@' the
         // parser did not take as the end of the user part means the URL cannot be shown.
-        let authority_at = url.username().is_empty() && url.password().is_none();
-        if authority_at && self.url.contains('@') {
+        if url_credentials(&url).is_empty() && self.url.contains('@') {
             return format!("{}://<redacted>", url.scheme());
         }
         let host = url.host_str().unwrap_or("?");

@@ -40,6 +40,15 @@ use crate::scrub::sanitize;
 use location::Remote;
 pub use store::{Claim, Found, Lease, RETENTION, Store, Target};
 
+/// This machine's host name, as `hostname` prints it, for the records a state server keeps
+/// of who holds a lock; empty if it cannot be had.
+#[cfg(any(feature = "postgres", feature = "redis"))]
+pub(crate) fn host_name() -> String {
+    nix::unistd::gethostname()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// The key a run uses, as the options ask for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeySpec {
@@ -411,6 +420,14 @@ impl Drop for Keeper {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[cfg(any(feature = "postgres", feature = "redis"))]
+    #[test]
+    fn host_name_is_the_kernels() {
+        let proc = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        assert_eq!(host_name(), proc.trim());
+        assert!(!host_name().is_empty());
+    }
 
     /// An in-memory store that counts renewals, to test the logic around stores.
     #[derive(Default)]

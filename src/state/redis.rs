@@ -44,6 +44,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::store::{Claim, Found, Lease, Status, Store, Target, corrupt_suffix};
+use crate::scrub::exact::url_credentials;
 
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -211,7 +212,7 @@ impl RedisStore {
             // No longer than a reply may take: a reconnect during a renewal must not let a
             // short lease run out.
             connect_timeout: reply_timeout(lease).min(within),
-            host: host_name(),
+            host: super::host_name(),
             secrets,
             next_id: 0,
         };
@@ -488,25 +489,12 @@ fn seconds(d: Duration) -> String {
     format!("{}s", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_default()
-}
-
 /// What of `url` must never be printed: the URL itself and its user and password, both as
 /// written and percent-decoded.
 fn secrets_of(url: &str) -> Vec<String> {
     let mut secrets = vec![url.to_owned()];
     if let Ok(parsed) = reqwest::Url::parse(url) {
-        for part in [parsed.username(), parsed.password().unwrap_or("")] {
-            if part.is_empty() {
-                continue;
-            }
-            secrets.push(part.to_owned());
-            let decoded = percent_encoding::percent_decode_str(part).decode_utf8_lossy();
-            secrets.push(decoded.into_owned());
-        }
+        secrets.extend(url_credentials(&parsed));
     }
     secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     secrets.dedup();

@@ -21,6 +21,8 @@ pub enum Reply {
     Status(u16),
     /// A status with `Retry-After: <seconds>`.
     RetryAfter(u16, u64),
+    /// A status with `Retry-After: <HTTP date>`, that many seconds from when it is sent.
+    RetryAfterDate(u16, u64),
     /// Accept the request and never answer it.
     Hang,
 }
@@ -81,6 +83,14 @@ impl Receiver {
                         request.respond(Response::empty(StatusCode(code)).with_header(
                             Header::from_bytes("Retry-After", secs.to_string()).unwrap(),
                         ))
+                    }
+                    Reply::RetryAfterDate(code, secs) => {
+                        let when = std::time::SystemTime::now() + Duration::from_secs(secs);
+                        let date = httpdate::fmt_http_date(when);
+                        request.respond(
+                            Response::empty(StatusCode(code))
+                                .with_header(Header::from_bytes("Retry-After", date).unwrap()),
+                        )
                     }
                     Reply::Hang => {
                         held.push(request);

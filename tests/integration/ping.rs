@@ -27,6 +27,36 @@ fn too_many_requests_honours_retry_after() {
 }
 
 #[test]
+fn unavailable_honours_retry_after_as_an_http_date() {
+    let receiver = Receiver::scripted(&[Reply::RetryAfterDate(503, 3)]);
+    let out = Crontap::with_url(&receiver.url()).sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(out.stderr, "", "a delivered ping prints nothing");
+    let received = receiver.received();
+    assert_eq!(received.len(), 2);
+    // The date has whole seconds, so three seconds out is two to three seconds away; the
+    // backoff alone would wait about one.
+    let gap = received[1].at - received[0].at;
+    assert!(gap >= Duration::from_millis(1900), "retried after {gap:?}");
+    assert!(gap <= Duration::from_secs(4), "retried after {gap:?}");
+}
+
+#[test]
+fn retry_after_date_beyond_the_budget_gives_up() {
+    let receiver = Receiver::scripted(&[Reply::RetryAfterDate(503, 600)]);
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--ping-budget", "5s"])
+        .sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(receiver.received().len(), 1, "not retried before the date");
+    assert!(
+        out.stderr.contains("beyond the ping budget"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn retry_after_beyond_the_budget_gives_up() {
     let receiver = Receiver::scripted(&[Reply::RetryAfter(503, 120)]);
     let out = Crontap::with_url(&receiver.url())

@@ -72,7 +72,6 @@ impl PostgresStore {
             .enable_all()
             .build()
             .context("cannot start the PostgreSQL client")?;
-        let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         let redact = Arc::new(names_to_redact(&configs[0]));
         Ok(PostgresStore {
             runtime: Some(runtime),
@@ -84,7 +83,7 @@ impl PostgresStore {
             lease,
             statement_timeout: statement_timeout(lease),
             redact,
-            holder: format!("{} pid {}", hostname.trim(), std::process::id()),
+            holder: format!("{} pid {}", crate::state::host_name(), std::process::id()),
             next_id: 0,
         })
     }

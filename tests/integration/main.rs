@@ -8,6 +8,7 @@ mod environment;
 mod exit_status;
 mod faults;
 mod history;
+mod kill_anywhere;
 mod logging;
 mod options;
 mod output;

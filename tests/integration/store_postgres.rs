@@ -1247,3 +1247,11 @@ fn the_state_timeout_is_shared_by_the_hosts_of_a_url() {
     assert!(!dir.path().join("never").exists());
     drop(silent);
 }
+
+#[test]
+fn the_postgres_store_survives_kills_anywhere() {
+    let db = "store_kills";
+    let url = server().database(db);
+    let args = ["--state-url", &url, "--state-lease", "3s"].map(str::to_owned);
+    crate::kill_anywhere::kill_anywhere(&args, Duration::from_secs(3), 200);
+}

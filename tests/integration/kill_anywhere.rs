@@ -63,7 +63,10 @@ pub fn kill_anywhere(store_args: &[String], lease: Duration, rounds: usize) {
     // The kills landed at different moments: some commands ran to their end, some not.
     let ran = text.lines().filter(|l| l.starts_with("ran ")).count();
     eprintln!("kill anywhere: {ran} of {rounds} commands ran to their end");
-    assert!(0 < ran && ran < rounds, "{ran} of {rounds} ran to their end");
+    assert!(
+        0 < ran && ran < rounds,
+        "{ran} of {rounds} ran to their end"
+    );
 
     // Nothing blocks for longer than one lease: after it, every key that is not done runs.
     std::thread::sleep(lease + Duration::from_millis(500));

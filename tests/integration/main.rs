@@ -7,6 +7,7 @@ mod dry_run;
 mod environment;
 mod exit_status;
 mod faults;
+mod fleet;
 mod history;
 mod kill_anywhere;
 mod logging;

@@ -1130,3 +1130,10 @@ fn the_redis_store_survives_kills_anywhere() {
     let args = ["--state-url", &server.url(), "--state-lease", "3s"].map(str::to_owned);
     crate::kill_anywhere::kill_anywhere(&args, Duration::from_secs(3), 200);
 }
+
+/// A fleet on the hour against one Redis server.
+#[test]
+fn a_fleet_on_the_hour_runs_every_key_once() {
+    let server = Server::with_password();
+    crate::fleet::fleet_at_the_hour(&server.url(), PASSWORD);
+}

@@ -257,6 +257,7 @@ fn admit_with(
             return Ok(Admission::Skip(reason));
         }
     }
+    held.store().rest();
     let every = held.store().renew_every();
     if let Some(every) = every {
         let (tx, watch) = watch::channel(gone_by(claimed_at, plan.lease));
@@ -395,6 +396,7 @@ impl Keeper {
                         _ => {}
                     }
                 }
+                store.rest();
                 if !failing.contains(&true) {
                     let _ = deadline.tx.send(gone_by(sent, deadline.lease));
                 }

@@ -101,6 +101,9 @@ pub trait Store: Send {
     fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()>;
     /// Lets go of a lease without recording a result: the target is as if never claimed.
     fn release(&mut self, lease: Lease) -> Result<()>;
+    /// Lets go of what the store does not need between two operations (a connection), once
+    /// the run's claims are made and after each renewal.
+    fn rest(&mut self) {}
     /// How often leases must be renewed; `None` for holds that last as long as the process.
     fn renew_every(&self) -> Option<Duration> {
         None

@@ -642,8 +642,9 @@ fn a_server_that_never_answers_is_given_up_on_in_connect_timeout() {
     let port = silent.local_addr().unwrap().port();
     let url = format!("postgres://crontap:{PASSWORD}@127.0.0.1:{port}/jobs?connect_timeout=2");
     let started = Instant::now();
+    // With a state timeout too short for a second attempt.
     let out = run(host(&receiver, &dir.path().join("state"), &url)
-        .args(["--no-overlap", "--", "touch"])
+        .args(["--state-timeout", "3s", "--no-overlap", "--", "touch"])
         .arg(&marker));
     let took = started.elapsed();
     assert!(
@@ -1230,20 +1231,89 @@ fn the_state_timeout_is_shared_by_the_hosts_of_a_url() {
         ports[1],
         server().port
     );
-    // Each host's default connect_timeout is 5 s: the two silent ones alone would take
-    // longer than the state timeout, which is given up on as a whole.
     let out = run(host(&receiver, &dir.path().join("state"), &url)
-        .args(["--state-timeout", "6s", "--no-overlap", "--", "touch"])
+        .args(["--state-timeout", "15s", "--no-overlap", "--", "touch"])
         .arg(&marker));
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(marker.exists());
 
-    // A store that never answers at all is given up on at the state timeout.
-    let url = format!("postgres://crontap:{PASSWORD}@127.0.0.1:{}/{db}", ports[0]);
+    // Three silent hosts: each one's default connect_timeout is 5 s, but all three
+    // together get the state timeout and no more.
+    let url = format!(
+        "postgres://crontap:{PASSWORD}@127.0.0.1:{0},127.0.0.1:{1},127.0.0.1:{0}/{db}",
+        ports[0], ports[1]
+    );
+    let started = Instant::now();
     let out = run(host(&receiver, &dir.path().join("state"), &url)
-        .args(["--state-timeout", "1s", "--no-overlap", "--", "touch"])
+        .args(["--state-timeout", "3s", "--no-overlap", "--", "touch"])
         .arg(dir.path().join("never")));
     assert_eq!(out.code, 125, "{}", out.stderr);
     assert!(!dir.path().join("never").exists());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
     drop(silent);
+}
+
+#[test]
+fn the_postgres_store_survives_kills_anywhere() {
+    let db = "store_kills";
+    let url = server().database(db);
+    let args = ["--state-url", &url, "--state-lease", "3s"].map(str::to_owned);
+    crate::kill_anywhere::kill_anywhere(&args, Duration::from_secs(3), 200);
+}
+
+/// A fleet on the hour against a database that takes 30 connections at most.
+#[test]
+fn a_fleet_on_the_hour_fits_in_thirty_connections() {
+    let db = "store_fleet";
+    let url = server().database(db);
+    server().psql(
+        "postgres",
+        &format!("ALTER DATABASE {db} CONNECTION LIMIT 30"),
+    );
+    crate::fleet::fleet_at_the_hour(&url, PASSWORD);
+}
+
+/// A run holds no connection to the server while its command runs (each renewal opens a
+/// short one), so a fleet of long jobs does not use up the server's connections.
+#[test]
+fn no_connection_is_held_while_the_command_runs() {
+    let db = "store_idle";
+    let url = server().database(db);
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let gate = Gate::new(dir.path());
+    let mut run = host(&receiver, &dir.path().join("a"), &url)
+        .args([
+            "--no-overlap",
+            "--job",
+            "idle",
+            "--timeout",
+            "60s",
+            "--",
+            "sh",
+            "-c",
+        ])
+        .arg(format!("echo ready; {}", gate.wait_script()))
+        .start();
+    run.wait_for("ready");
+    let count = || {
+        server().psql(
+            "postgres",
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = '{db}' \
+                 AND application_name = 'crontap-run'"
+            ),
+        )
+    };
+    assert!(
+        eventually(Duration::from_secs(10), || count() == "0"),
+        "{} connections held while the command runs",
+        count()
+    );
+    gate.open();
+    assert_eq!(run.finish().code, 0);
 }

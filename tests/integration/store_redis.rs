@@ -1123,3 +1123,17 @@ fn the_state_timeout_bounds_a_server_that_never_answers() {
     assert!(msg.starts_with("not run: "), "{msg}");
     drop(listener);
 }
+
+#[test]
+fn the_redis_store_survives_kills_anywhere() {
+    let server = Server::start();
+    let args = ["--state-url", &server.url(), "--state-lease", "3s"].map(str::to_owned);
+    crate::kill_anywhere::kill_anywhere(&args, Duration::from_secs(3), 200);
+}
+
+/// A fleet on the hour against one Redis server.
+#[test]
+fn a_fleet_on_the_hour_runs_every_key_once() {
+    let server = Server::with_password();
+    crate::fleet::fleet_at_the_hour(&server.url(), PASSWORD);
+}

@@ -63,11 +63,9 @@ impl PostgresStore {
         }
         let tls = tls.context("a state URL names no host")?;
         let given = *configs[0].get_connect_timeout().unwrap_or(&CONNECT_TIMEOUT);
-        let hosts: u32 = configs
-            .iter()
-            .map(|c| c.get_hosts().len().max(1) as u32)
-            .sum();
-        let connect_within = (given * hosts).min(within);
+        // Each attempt on one host takes `connect_timeout` at most; all of them, every host
+        // and the retries while a server is busy, the state timeout.
+        let connect_within = within;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -78,6 +76,7 @@ impl PostgresStore {
             configs,
             tls: MakeRustlsConnect::new(tls),
             connect_within,
+            connect_timeout: given,
             client: None,
             connection: None,
             lease,
@@ -104,30 +103,40 @@ impl PostgresStore {
         let mut wait = Duration::from_millis(50);
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let attempt = left.min(self.connect_timeout).max(Duration::from_millis(1));
             let mut config = config.clone();
-            config.connect_timeout(left.max(Duration::from_millis(1)));
+            config.connect_timeout(attempt);
             let connecting = config.connect(self.tls.clone());
             let answer = self
                 .runtime()
-                .block_on(async { tokio::time::timeout(left, connecting).await })
-                .map_err(|_| {
+                .block_on(async { tokio::time::timeout(attempt, connecting).await });
+            // A server too busy to answer in time (a fleet authenticating at once) is
+            // tried again like one that says it is busy.
+            let (err, busy) = match answer {
+                Ok(Ok(connected)) => return Ok(connected),
+                Ok(Err(err)) => {
+                    let err = self.error(&err);
+                    let busy = err.code.as_ref().is_some_and(|code| {
+                        [SqlState::TOO_MANY_CONNECTIONS, SqlState::CANNOT_CONNECT_NOW]
+                            .contains(code)
+                    });
+                    (anyhow::Error::from(err), busy)
+                }
+                Err(_) => (
                     anyhow!(
                         "no connection within {}s (connect_timeout)",
-                        self.connect_within.as_secs_f64()
-                    )
-                })?;
-            let err = match answer {
-                Ok(connected) => return Ok(connected),
-                Err(err) => self.error(&err),
+                        (attempt.as_millis() as f64 / 1000.0)
+                    ),
+                    true,
+                ),
             };
-            let busy = err.code.as_ref().is_some_and(|code| {
-                [SqlState::TOO_MANY_CONNECTIONS, SqlState::CANNOT_CONNECT_NOW].contains(code)
-            });
+            // Again only if a whole attempt still fits in the time left.
             let pause = wait.mul_f64(0.5 + fastrand::f64());
-            if !busy || std::time::Instant::now() + pause >= deadline {
-                return Err(err.into());
+            let next_ends = std::time::Instant::now() + pause + self.connect_timeout;
+            if !busy || next_ends > deadline {
+                return Err(err);
             }
-            tracing::debug!("the state store is busy ({err}); connecting again");
+            tracing::debug!("the state store is busy ({err:#}); connecting again");
             std::thread::sleep(pause);
             wait = (wait * 2).min(Duration::from_secs(1));
         }
@@ -303,8 +312,9 @@ fn broken(err: &tokio_postgres::Error) -> bool {
 /// Closes the connection politely, so the server logs no broken connection, and then the
 /// runtime without waiting for its blocking threads: a name lookup that the resolver never
 /// answers runs on one, and would otherwise hold crontap-run well past `connect_timeout`.
-impl Drop for PostgresStore {
-    fn drop(&mut self) {
+impl PostgresStore {
+    /// Closes the connection; the next statement opens a new one.
+    pub(super) fn disconnect(&mut self) {
         drop(self.client.take());
         if let Some(task) = self.connection.take() {
             // Without its client the connection says goodbye to the server and ends.
@@ -312,6 +322,12 @@ impl Drop for PostgresStore {
                 .runtime()
                 .block_on(async { tokio::time::timeout(Duration::from_secs(1), task).await });
         }
+    }
+}
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        self.disconnect();
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }

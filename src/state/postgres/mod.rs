@@ -220,6 +220,8 @@ pub struct PostgresStore {
     /// The whole connection, all hosts tried, must be made within this; each host gets
     /// its share of what is left.
     connect_within: Duration,
+    /// Longest single attempt to connect to one host (`connect_timeout`).
+    connect_timeout: Duration,
     /// `None` after the connection failed: the next statement connects again.
     client: Option<Client>,
     /// The task that drives the connection; it ends when the client is dropped.
@@ -410,6 +412,13 @@ impl Store for PostgresStore {
             );
         }
         Ok(())
+    }
+
+    /// A run holds no connection while its command runs: a fleet of long jobs would
+    /// otherwise take as many of the server's connections as there are jobs. Each renewal
+    /// opens a short one.
+    fn rest(&mut self) {
+        self.disconnect();
     }
 
     fn renew_every(&self) -> Option<Duration> {

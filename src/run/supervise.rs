@@ -26,6 +26,7 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
+use crate::run::exec;
 use crate::run::lifeline::Lifeline;
 use crate::run::outcome::Outcome;
 use crate::run::signals::{self, Inherited, StopRequests};
@@ -170,7 +171,7 @@ async fn supervise(
     }
 
     let started = Instant::now();
-    let spawned = command.spawn();
+    let spawned = exec::spawn(&mut command);
     // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
     // readers see end-of-file when the child (and anything it left behind) closes theirs.
     drop(command);

@@ -2,7 +2,8 @@
 # Release tests, run by .ci/run after `cargo test`: builds dist/ with packaging/release.sh and
 # checks what users get from it: the archives' contents, the .deb's metadata, install.sh
 # (over loopback HTTP, file://, wget, shasum, tampered and incomplete releases, other
-# platforms), and the static binary in a chroot that holds nothing else.
+# platforms), a script without #! run by the static binary, and the static binary in a
+# chroot that holds nothing else.
 #
 #   packaging/test-release.sh [--no-build]    (--no-build: test the dist/ that is there)
 #
@@ -552,6 +553,19 @@ run sh install.sh --frobnicate
 expect_rc 2 "unknown option"
 expect_err 'unknown option: --frobnicate'
 ok "-h/--help prints usage; an unknown option is a usage error (exit 2)"
+
+echo "== the static binary starts a script without #! as execvp does"
+# musl's execvp does not run such a file with /bin/sh; crontap-run must, as env does.
+# shellcheck disable=SC2016 # the script's own $0 and $1
+printf 'echo "$0 [$1]"\nexit 3\n' >"$work/rotate.sh"
+chmod 0755 "$work/rotate.sh"
+run "$bin" -q -- "$work/rotate.sh" "a b"
+expect_rc 3 "a script without #!"
+[ "$out" = "$work/rotate.sh [a b]" ] || {
+    show
+    fail "a script without #!: stdout"
+}
+ok "a script without a #! line runs as /bin/sh <file> <args>, its status kept"
 
 echo "== chroot: the static binary with nothing else"
 busybox=$(command -v busybox)

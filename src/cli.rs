@@ -12,10 +12,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Run a scheduled command and report its outcome to a Crontap heartbeat URL.
 ///
-/// The command runs directly (no shell), its output passes through unchanged, and
-/// crontap-run exits with the command's own status. On success it sends one GET to the
-/// heartbeat URL; on failure one GET to `<url>/fail?msg=<summary>`, the summary scrubbed of
-/// secrets.
+/// The command runs directly (no shell; as with execvp(3), a file without a `#!` line runs
+/// with /bin/sh), its output passes through unchanged, and crontap-run exits with the
+/// command's own status. On success it sends one GET to the heartbeat URL; on failure one
+/// GET to `<url>/fail?msg=<summary>`, the summary scrubbed of secrets.
 #[derive(Debug, Parser)]
 #[command(
     name = "crontap-run",

@@ -47,11 +47,12 @@ impl Outcome {
         }
     }
 
-    /// Classifies an error from spawning `program` the way `env` and `timeout` do: "not
-    /// found" (ENOENT, ENOTDIR) is 127, any other failure to execute it is 126.
+    /// Classifies an error from spawning `program` the way `env`, `timeout` and `nice` do:
+    /// "not found" (ENOENT) is 127, any other failure to execute it is 126 (ENOTDIR too:
+    /// `/etc/passwd/x`, or a `PATH` whose only element is a file).
     pub fn from_spawn_error(program: &OsStr, err: &io::Error) -> Outcome {
         let errno = err.raw_os_error().unwrap_or(0);
-        let not_found = matches!(Errno::from_raw(errno), Errno::ENOENT | Errno::ENOTDIR);
+        let not_found = Errno::from_raw(errno) == Errno::ENOENT;
         Outcome::NotStarted {
             program: program.to_string_lossy().into_owned(),
             errno,
@@ -209,6 +210,11 @@ mod tests {
         let denied = io::Error::from_raw_os_error(Errno::EACCES as i32);
         assert_eq!(
             Outcome::from_spawn_error("x".as_ref(), &denied).exit_code(),
+            126
+        );
+        let not_a_dir = io::Error::from_raw_os_error(Errno::ENOTDIR as i32);
+        assert_eq!(
+            Outcome::from_spawn_error("x".as_ref(), &not_a_dir).exit_code(),
             126
         );
     }

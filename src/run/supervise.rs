@@ -1,6 +1,7 @@
 //! Runs the command as a child process and supervises it until it ends.
 //!
-//! The command is executed directly, never through a shell, as the leader of its own process
+//! The command is executed directly, never through a shell (a file without `#!` runs with
+//! `/bin/sh`, as `execvp` and `env` run it: see [`exec`]), as the leader of its own process
 //! group, with the signal state crontap-run inherited ([`signals::Inherited`]). stdin is
 //! inherited; stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged
 //! and keep a tail of each for the summary.
@@ -27,6 +28,7 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 
+use crate::run::exec;
 use crate::run::lifeline::Lifeline;
 use crate::run::outcome::{HumanDuration, Outcome};
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
@@ -259,7 +261,7 @@ async fn supervise(
         let outcome = Outcome::LeaseLost { killed: false };
         return Ok(copies.finish(outcome, started, started, signals));
     }
-    let spawned = command.spawn();
+    let spawned = exec::spawn(&mut command);
     // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
     // readers see end-of-file when the child (and anything it left behind) closes theirs.
     drop(command);

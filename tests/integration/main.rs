@@ -5,6 +5,7 @@ mod harness;
 mod corpus;
 mod dry_run;
 mod environment;
+mod exec;
 mod exit_status;
 mod faults;
 mod fleet;

@@ -14,6 +14,7 @@ mod ping;
 mod properties;
 mod report;
 mod retries;
+mod secrets;
 mod state;
 #[cfg(feature = "postgres")]
 mod store_postgres;

@@ -57,6 +57,10 @@ pub const URL_FILE_VAR: &str = "CRONTAP_STATE_URL_FILE";
 
 /// Parses a state URL; `source` names where it came from in errors (see [`URL_SOURCE`]).
 pub fn parse(url: &str, source: &str) -> Result<StateUrl> {
+    if url.is_empty() {
+        // An empty file, most likely.
+        bail!("{source} is empty");
+    }
     let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
     let engine = match scheme.as_deref() {
         Some("file") => return file_dir(url, source).map(StateUrl::Dir),
@@ -250,6 +254,10 @@ mod tests {
             err.starts_with("--state-url-file /run/secrets/state-url must be"),
             "{err}"
         );
+        let err = parse("", "--state-url-file /run/secrets/state-url")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "--state-url-file /run/secrets/state-url is empty");
     }
 
     #[test]

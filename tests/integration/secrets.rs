@@ -370,6 +370,7 @@ fn an_unreadable_or_bad_state_url_file_is_refused_naming_it_never_its_contents()
         &format!("mysql://app:{PASSWORD}@db/x\n"),
     );
     let missing = dir.path().join("missing.url");
+    let empty = secret_file(dir.path(), "empty.url", " \n");
     let cases = [
         (
             Some(&missing),
@@ -388,6 +389,11 @@ fn an_unreadable_or_bad_state_url_file_is_refused_naming_it_never_its_contents()
             Some(&bad),
             None,
             format!("--state-url-file {} must be a file://", bad.display()),
+        ),
+        (
+            Some(&empty),
+            None,
+            format!("--state-url-file {} is empty", empty.display()),
         ),
         // A directory is not a file, even for a run that uses no state.
         (

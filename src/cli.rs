@@ -8,7 +8,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Run a scheduled command and report its outcome to a Crontap heartbeat URL.
 ///
@@ -66,14 +67,8 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
 
-    /// The state store URL the runs used (file:///DIR names the state directory).
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "CRONTAP_STATE_URL",
-        hide_env_values = true
-    )]
-    pub state_url: Option<String>,
+    #[command(flatten)]
+    pub state: StateUrlArgs,
 }
 
 #[derive(Debug, Args)]
@@ -151,15 +146,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
 
-    /// State store URL: file:///DIR (same as --state-dir), or postgres://… or redis://… to
-    /// share locks and keys between hosts (crontap-run-full builds).
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "CRONTAP_STATE_URL",
-        hide_env_values = true
-    )]
-    pub state_url: Option<String>,
+    #[command(flatten)]
+    pub state: StateUrlArgs,
 
     /// How long a key or lock on a state server outlives a holder that stopped renewing it
     /// (a host that died); held keys are renewed every third of it.
@@ -196,6 +184,45 @@ pub struct RunArgs {
     pub log_format: LogFormat,
 }
 
+/// Where the state store is, for a run and for `history`. The command line wins over the
+/// environment; `config` applies that, and warns about a password on the command line.
+#[derive(Debug, Args)]
+pub struct StateUrlArgs {
+    /// State store URL: file:///DIR (same as --state-dir), or postgres://… or redis://… to
+    /// share locks and keys between hosts (crontap-run-full builds). Every user of the host
+    /// can read it in `ps`: give a URL that holds a password with --state-url-file or in the
+    /// environment.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "CRONTAP_STATE_URL",
+        hide_env_values = true
+    )]
+    pub state_url: Option<String>,
+
+    /// File that holds the state store URL (a mounted secret). An option given on the command
+    /// line wins over the environment; in the environment, this wins over CRONTAP_STATE_URL.
+    #[arg(long, value_name = "PATH", env = "CRONTAP_STATE_URL_FILE")]
+    pub state_url_file: Option<PathBuf>,
+
+    /// Whether `state_url` was given on the command line (not in the environment).
+    #[arg(skip)]
+    pub url_on_command_line: bool,
+
+    /// Whether `state_url_file` was given on the command line (not in the environment).
+    #[arg(skip)]
+    pub file_on_command_line: bool,
+}
+
+impl StateUrlArgs {
+    /// Notes which values came from the command line: clap's derive keeps only the values.
+    fn note_sources(&mut self, matches: &ArgMatches) {
+        let typed = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+        self.url_on_command_line = typed("state_url");
+        self.file_on_command_line = typed("state_url_file");
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OnLeaseLost {
     Stop,
@@ -212,7 +239,10 @@ impl Cli {
     /// Parses the arguments. `Ok(None)` means help or version was asked for and printed.
     /// A usage error comes back as one line naming the option, without clap's usage block.
     pub fn from_args(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<Option<Cli>> {
-        match Cli::try_parse_from(args) {
+        let parsed = Cli::command()
+            .try_get_matches_from(args)
+            .and_then(|matches| Cli::from_matches(&matches));
+        match parsed {
             Ok(cli) => Ok(Some(cli)),
             Err(err) if !err.use_stderr() => {
                 // Help or version on a closed pipe (`| head`) is not worth an error.
@@ -221,6 +251,18 @@ impl Cli {
             }
             Err(err) => Err(anyhow::anyhow!("{}", one_line_error(&err))),
         }
+    }
+
+    /// The parsed values, with where the state store options came from.
+    fn from_matches(matches: &ArgMatches) -> Result<Cli, clap::Error> {
+        let mut cli = Cli::from_arg_matches(matches)?;
+        cli.run.state.note_sources(matches);
+        if let (Some(Command::History(args)), Some((_, sub))) =
+            (&mut cli.subcommand, matches.subcommand())
+        {
+            args.state.note_sources(sub);
+        }
+        Ok(cli)
     }
 }
 
@@ -255,7 +297,6 @@ fn duration(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn definition_is_consistent() {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{Cli, HistoryArgs, OnLeaseLost, RunArgs};
+use crate::cli::{Cli, HistoryArgs, OnLeaseLost, RunArgs, StateUrlArgs};
 use crate::log;
 use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::ping;
@@ -24,14 +24,14 @@ use crate::state::{self, disk, job};
 const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
 
 /// Variables never passed to the job as crontap-run found them: those that hold or point at
-/// the heartbeat URL or hold the state store's URL (whatever `--url-env` says), the job's
-/// identity (a nested crontap-run must not take the outer run's lock), and the per-run
-/// variables, which the job gets only with this run's values.
-const REMOVED_VARS: [&str; 8] = [
+/// the heartbeat URL or the state store's URL (which may hold a password), whatever
+/// `--url-env` says; the job's identity (a nested crontap-run must not take the outer run's
+/// lock); and the per-run variables, which the job gets only with this run's values.
+const REMOVED_VARS: [&str; 9] = [
     "CRONTAP_HEARTBEAT_URL",
     heartbeat::URL_FILE_VAR,
-    // A state store URL may hold a password.
     "CRONTAP_STATE_URL",
+    location::URL_FILE_VAR,
     "CRONTAP_JOB",
     "CRONTAP_RUN_ID",
     "CRONTAP_ATTEMPT",
@@ -129,9 +129,13 @@ impl Config {
             bail!("--jitter must be at most 1h");
         }
         let retry = retry_policy(&args)?;
-        let state = state_plan(&args, &command, env)?;
+        let state_url = state_url(&args.state)?;
+        let state = state_plan(&args, state_url.as_ref(), &command, env)?;
 
         let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
+        if let Some(url) = &state_url {
+            url.warn_if_password_in_ps();
+        }
 
         let mut env_remove: Vec<String> = REMOVED_VARS.iter().map(|v| (*v).to_owned()).collect();
         if !env_remove.contains(&args.url_env) {
@@ -158,10 +162,8 @@ impl Config {
             dry_run: args.dry_run,
             jitter: args.jitter.filter(|j| !j.is_zero()),
             stop_on_lease_lost: args.on_lease_lost == OnLeaseLost::Stop,
-            secrets: args
-                .state_url
-                .as_deref()
-                .map(url_secrets)
+            secrets: state_url
+                .map(|given| url_secrets(&given.url))
                 .unwrap_or_default()
                 .into_iter()
                 .chain(exact::secret_values(env.0.iter().cloned()))
@@ -176,10 +178,14 @@ impl HistoryConfig {
             job::validate_name(name, "--job")?;
         }
         // History stays on this host, also for runs whose store is a server.
-        let dir = match state_location(args.state_dir, args.state_url.as_deref())?.0 {
+        let state_url = state_url(&args.state)?;
+        let dir = match state_location(args.state_dir, state_url.as_ref())?.0 {
             Some(dir) => dir,
             None => disk::default_dir(|n| env.get(n)).context(disk::NO_DEFAULT_DIR)?,
         };
+        if let Some(url) = &state_url {
+            url.warn_if_password_in_ps();
+        }
         Ok(HistoryConfig {
             dir,
             job: args.job,
@@ -213,6 +219,7 @@ fn retry_policy(args: &RunArgs) -> Result<retry::Policy> {
 /// is no default (no HOME), that is reported as an unusable store once a run needs it.
 fn state_plan(
     args: &RunArgs,
+    url: Option<&GivenUrl>,
     command: &[OsString],
     env: &Environment,
 ) -> Result<Option<state::Plan>> {
@@ -234,7 +241,7 @@ fn state_plan(
     if !(MIN_STATE_TIMEOUT..=MAX_STATE_TIMEOUT).contains(&args.state_timeout) {
         bail!("--state-timeout (CRONTAP_STATE_TIMEOUT) must be between 1s and 10m");
     }
-    let (dir, remote) = state_location(args.state_dir.clone(), args.state_url.as_deref())?;
+    let (dir, remote) = state_location(args.state_dir.clone(), url)?;
 
     let key = match (&args.once_per, &args.idempotency_key) {
         (Some(period), _) => Some(state::KeySpec::OncePer(*period)),
@@ -246,8 +253,8 @@ fn state_plan(
     }
     // Checked only now: a crontab may set CRONTAP_STATE_URL for all its lines, and the
     // lines that use no state must run whatever this build supports.
-    if let Some(remote) = &remote {
-        check_remote(remote)?;
+    if let (Some(remote), Some(url)) = (&remote, url) {
+        check_remote(remote, &url.source)?;
     }
     let dir = dir.or_else(|| disk::default_dir(|n| env.get(n)));
     Ok(Some(state::Plan {
@@ -264,22 +271,80 @@ fn state_plan(
     }))
 }
 
-/// The state directory named by `--state-dir` or a `file://` `--state-url`, if either is
+/// A state store URL as given, and how errors name where it came from.
+struct GivenUrl {
+    url: String,
+    source: String,
+    /// Given as `--state-url` on the command line, with a password in it.
+    password_in_ps: bool,
+}
+
+impl GivenUrl {
+    /// Warns about a password on the command line, which every user of the host, the job
+    /// included, can read in `ps` whatever else crontap-run keeps from them. Called once all
+    /// options were found valid, so that an error stays one line.
+    fn warn_if_password_in_ps(&self) {
+        if self.password_in_ps {
+            tracing::warn!(
+                "--state-url holds a password, which every user of this host can read in `ps`: \
+                 give the URL in a file named by --state-url-file (or {}), or in \
+                 CRONTAP_STATE_URL",
+                location::URL_FILE_VAR
+            );
+        }
+    }
+}
+
+/// The state store URL from `--state-url` or the file `--state-url-file` names. An option
+/// given on the command line wins over the environment, and the two options together are
+/// refused; of the two variables, the file wins (as the heartbeat URL's file does).
+fn state_url(args: &StateUrlArgs) -> Result<Option<GivenUrl>> {
+    if args.url_on_command_line && args.file_on_command_line {
+        bail!("--state-url and --state-url-file both give the state store URL; give one");
+    }
+    let file = args
+        .state_url_file
+        .as_deref()
+        .filter(|_| !args.url_on_command_line);
+    if let Some(path) = file {
+        let from_env = !args.file_on_command_line;
+        let source =
+            heartbeat::file_source("--state-url-file", location::URL_FILE_VAR, path, from_env);
+        let url = heartbeat::read_url_file(path, &source)?;
+        return Ok(Some(GivenUrl {
+            url,
+            source,
+            password_in_ps: false,
+        }));
+    }
+    Ok(args.state_url.as_ref().map(|url| GivenUrl {
+        url: url.clone(),
+        source: location::URL_SOURCE.to_owned(),
+        password_in_ps: args.url_on_command_line && location::has_password(url),
+    }))
+}
+
+/// The state directory named by `--state-dir` or a `file://` state URL, if either is
 /// given, and the state server a `postgres://` or `redis://` one names.
 fn state_location(
     dir: Option<PathBuf>,
-    url: Option<&str>,
+    url: Option<&GivenUrl>,
 ) -> Result<(Option<PathBuf>, Option<Remote>)> {
     let dir = dir.map(non_empty_dir).transpose()?;
-    match url.map(location::parse).transpose()? {
-        None => Ok((dir, None)),
-        Some(StateUrl::Dir(url_dir)) => match dir {
+    let Some(url) = url else {
+        return Ok((dir, None));
+    };
+    match location::parse(&url.url, &url.source)? {
+        StateUrl::Dir(url_dir) => match dir {
             Some(dir) if dir != url_dir => {
-                bail!("--state-dir and --state-url name different directories; give one")
+                bail!(
+                    "--state-dir and {} name different directories; give one",
+                    url.source
+                )
             }
             _ => Ok((Some(url_dir), None)),
         },
-        Some(StateUrl::Remote(remote)) => Ok((dir, Some(remote))),
+        StateUrl::Remote(remote) => Ok((dir, Some(remote))),
     }
 }
 
@@ -314,8 +379,8 @@ fn non_empty_dir(dir: PathBuf) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Refuses a state server this build cannot use.
-fn check_remote(remote: &Remote) -> Result<()> {
+/// Refuses a state server this build cannot use; `source` names where its URL came from.
+fn check_remote(remote: &Remote, source: &str) -> Result<()> {
     if remote.engine.supported() {
         return Ok(());
     }
@@ -324,8 +389,8 @@ fn check_remote(remote: &Remote) -> Result<()> {
         Engine::Redis => ("redis://", "Redis"),
     };
     bail!(
-        "--state-url (CRONTAP_STATE_URL) with {name} needs a build with {engine} support: the \
-         crontap-run-full release (cargo feature {})",
+        "{source} with {name} needs a build with {engine} support: the crontap-run-full release \
+         (cargo feature {})",
         remote.engine.feature()
     )
 }

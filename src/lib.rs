@@ -5,7 +5,8 @@
 //!
 //! Everything is private to the crate except what something outside it needs:
 //! - [`app`] and [`log`]: the binary's `main` runs [`app::main`] and prints errors with
-//!   [`log::report_error`]; [`run::signals::record_inherited`] runs before `main`.
+//!   [`log::report_error`]; [`run::signals::record_inherited`] and
+//!   [`harden::keep_secrets_from_the_job`] run before `main`.
 //! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`].
 //! - [`scrub`], [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the summary
 //!   benchmark, the fuzz target and the corpus and property tests build failure summaries.
@@ -17,6 +18,7 @@ pub mod app;
 pub mod cli;
 pub(crate) mod config;
 pub(crate) mod guard;
+pub mod harden;
 pub mod log;
 pub mod report;
 pub mod run;

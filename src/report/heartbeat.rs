@@ -48,16 +48,10 @@ impl Heartbeat {
         env: impl Fn(&str) -> Option<std::ffi::OsString>,
     ) -> Result<Heartbeat> {
         if let Some(path) = url_file {
-            // Name the source the operator used: the variable, or the option.
             let from_env = env(URL_FILE_VAR).is_some_and(|v| Path::new(&v) == path);
-            let source = match from_env {
-                true => format!("{URL_FILE_VAR} ({})", path.display()),
-                false => format!("--url-file {}", path.display()),
-            };
-            let text = read_small(path).with_context(|| format!("{source}: cannot read"))?;
-            let text = String::from_utf8(text)
-                .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
-            return HeartbeatUrl::parse(text.trim(), &source).map(Heartbeat::Configured);
+            let source = file_source("--url-file", URL_FILE_VAR, path, from_env);
+            let text = read_url_file(path, &source)?;
+            return HeartbeatUrl::parse(&text, &source).map(Heartbeat::Configured);
         }
         match env(url_env) {
             None => Ok(Heartbeat::Missing(format!("{url_env} is not set"))),
@@ -77,6 +71,25 @@ impl Heartbeat {
 
 /// The variable that names the URL file, as `--url-file`'s environment twin.
 pub const URL_FILE_VAR: &str = "CRONTAP_HEARTBEAT_URL_FILE";
+
+/// How errors name a file given by `option` or by `var`, its environment twin: the way the
+/// operator gave it, so they find where to look.
+pub(crate) fn file_source(option: &str, var: &str, path: &Path, from_env: bool) -> String {
+    match from_env {
+        true => format!("{var} ({})", path.display()),
+        false => format!("{option} {}", path.display()),
+    }
+}
+
+/// Reads a URL from a file that holds only it (a mounted secret): at most 8 KiB of UTF-8,
+/// surrounding whitespace trimmed. Errors name `source`, never the contents. The state
+/// store's URL file (`--state-url-file`) is read with it too.
+pub(crate) fn read_url_file(path: &Path, source: &str) -> Result<String> {
+    let text = read_small(path).with_context(|| format!("{source}: cannot read"))?;
+    let text = String::from_utf8(text)
+        .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
+    Ok(text.trim().to_owned())
+}
 
 fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;

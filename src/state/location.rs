@@ -2,7 +2,8 @@
 //! PostgreSQL or Redis server named by `--state-url` for jobs that run on several hosts.
 //!
 //! A server URL may hold a password, so nothing here ever puts the URL itself in an error:
-//! errors name the option, and [`Remote::redacted`] is the only form that is printed.
+//! errors name where the URL came from (the option, the variable or the file), and
+//! [`Remote::redacted`] is the only form that is printed.
 
 use std::path::PathBuf;
 
@@ -50,17 +51,25 @@ pub enum StateUrl {
     Remote(Remote),
 }
 
-const OPTION: &str = "--state-url (CRONTAP_STATE_URL)";
+/// How errors name a URL given as `--state-url` or `CRONTAP_STATE_URL`.
+pub const URL_SOURCE: &str = "--state-url (CRONTAP_STATE_URL)";
 
-/// Parses a `--state-url`.
-pub fn parse(url: &str) -> Result<StateUrl> {
+/// The variable that names a file holding the URL, as `--state-url-file`'s environment twin.
+pub const URL_FILE_VAR: &str = "CRONTAP_STATE_URL_FILE";
+
+/// Parses a state URL; `source` names where it came from in errors (see [`URL_SOURCE`]).
+pub fn parse(url: &str, source: &str) -> Result<StateUrl> {
+    if url.is_empty() {
+        // An empty file, most likely.
+        bail!("{source} is empty");
+    }
     let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
     let engine = match scheme.as_deref() {
-        Some("file") => return file_dir(url).map(StateUrl::Dir),
+        Some("file") => return file_dir(url, source).map(StateUrl::Dir),
         Some("postgres" | "postgresql") => Engine::Postgres,
         Some("redis" | "rediss") => Engine::Redis,
         _ => bail!(
-            "{OPTION} must be a file://, postgres://, postgresql://, redis:// or rediss:// URL"
+            "{source} must be a file://, postgres://, postgresql://, redis:// or rediss:// URL"
         ),
     };
     let named = match engine {
@@ -81,9 +90,9 @@ pub fn parse(url: &str) -> Result<StateUrl> {
     match (named, engine) {
         (true, _) => {}
         (false, Engine::Postgres) => bail!(
-            "{OPTION} must name the server's host (percent-encode an '@' in the password as %40)"
+            "{source} must name the server's host (percent-encode an '@' in the password as %40)"
         ),
-        (false, Engine::Redis) => bail!("{OPTION} must name the server's host"),
+        (false, Engine::Redis) => bail!("{source} must name the server's host"),
     }
     Ok(StateUrl::Remote(Remote {
         engine,
@@ -91,12 +100,35 @@ pub fn parse(url: &str) -> Result<StateUrl> {
     }))
 }
 
-fn file_dir(url: &str) -> Result<PathBuf> {
+fn file_dir(url: &str, source: &str) -> Result<PathBuf> {
     reqwest::Url::parse(url)
         .ok()
         .and_then(|u| u.to_file_path().ok())
         .filter(|p| p.is_absolute() && p.as_os_str().len() > 1)
-        .with_context(|| format!("{OPTION} must be file:///absolute/path"))
+        .with_context(|| format!("{source} must be file:///absolute/path"))
+}
+
+/// Whether a state URL holds a password: after the user name in its user part
+/// (`postgres://app:PASSWORD@db/jobs`, `redis://:PASSWORD@cache`), or as libpq's `password`
+/// parameter (`?password=…`). The user part ends at the first '@', as tokio-postgres reads
+/// it; an '@' in the query or fragment does not start one.
+pub fn has_password(url: &str) -> bool {
+    let Some((_, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let in_user_part = rest
+        .split_once('@')
+        .filter(|(user_part, _)| !user_part.contains(['?', '#']))
+        .and_then(|(user_part, _)| user_part.split_once(':'))
+        .is_some_and(|(_, password)| !password.is_empty());
+    let query = rest.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or("");
+    let in_query = query.split('&').any(|piece| {
+        piece
+            .split_once('=')
+            .is_some_and(|(key, value)| key == "password" && !value.is_empty())
+    });
+    in_user_part || in_query
 }
 
 /// A PostgreSQL URL's scheme, hosts (`h1:5432,h2`) and path (`/jobs`), split as
@@ -156,39 +188,43 @@ mod tests {
     #[test]
     fn urls() {
         assert_eq!(
-            parse("file:///var/lib/jobs").unwrap(),
+            parse("file:///var/lib/jobs", URL_SOURCE).unwrap(),
             StateUrl::Dir(PathBuf::from("/var/lib/jobs"))
         );
-        let StateUrl::Remote(pg) =
-            parse("postgresql://app:pw-77x@db.example:6432/jobs?sslmode=require").unwrap()
-        else {
+        let StateUrl::Remote(pg) = parse(
+            "postgresql://app:pw-77x@db.example:6432/jobs?sslmode=require",
+            URL_SOURCE,
+        )
+        .unwrap() else {
             panic!("a server")
         };
         assert_eq!(pg.engine, Engine::Postgres);
         assert_eq!(pg.redacted(), "postgresql://db.example:6432/jobs");
         assert!(!format!("{pg:?}").contains("pw-77x"));
-        let StateUrl::Remote(redis) = parse("rediss://:pw-77x@cache/0").unwrap() else {
+        let StateUrl::Remote(redis) = parse("rediss://:pw-77x@cache/0", URL_SOURCE).unwrap() else {
             panic!("a server")
         };
         assert_eq!(redis.engine, Engine::Redis);
         assert_eq!(redis.redacted(), "rediss://cache/0");
-        let StateUrl::Remote(slash) = parse("postgres://app:4242/s3cr3t@db.example/jobs").unwrap()
+        let StateUrl::Remote(slash) =
+            parse("postgres://app:4242/s3cr3t@db.example/jobs", URL_SOURCE).unwrap()
         else {
             panic!("a server")
         };
         // As tokio-postgres reads it: user app, password 4242/s3cr3t.
         assert_eq!(slash.redacted(), "postgres://db.example/jobs");
         // libpq's several hosts, IPv6 among them; the query is never shown.
-        let StateUrl::Remote(several) =
-            parse("postgres://u:pw-77x@h1:5432,[::1]:5433,h3/jobs?host=h4&sslmode=require")
-                .unwrap()
-        else {
+        let StateUrl::Remote(several) = parse(
+            "postgres://u:pw-77x@h1:5432,[::1]:5433,h3/jobs?host=h4&sslmode=require",
+            URL_SOURCE,
+        )
+        .unwrap() else {
             panic!("a server")
         };
         assert_eq!(several.redacted(), "postgres://h1:5432,[::1]:5433,h3/jobs");
         // An unencoded '@' in a password: the end of it would be shown as a host, so the URL
         // is refused (and, were it not, shown as postgres://<redacted>).
-        let err = parse("postgres://u:pw@77x@db/jobs")
+        let err = parse("postgres://u:pw@77x@db/jobs", URL_SOURCE)
             .unwrap_err()
             .to_string();
         assert!(err.contains("%40") && !err.contains("77x"), "{err}");
@@ -206,11 +242,47 @@ mod tests {
             "postgres://u:pw-77x@:5432,/x",
             "db",
         ] {
-            let err = parse(bad).unwrap_err().to_string();
+            let err = parse(bad, URL_SOURCE).unwrap_err().to_string();
             assert!(
                 err.contains("--state-url") && !err.contains("pw-77x"),
                 "{bad}: {err}"
             );
+        }
+        let err = parse("db", "--state-url-file /run/secrets/state-url")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("--state-url-file /run/secrets/state-url must be"),
+            "{err}"
+        );
+        let err = parse("", "--state-url-file /run/secrets/state-url")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "--state-url-file /run/secrets/state-url is empty");
+    }
+
+    #[test]
+    fn passwords() {
+        for url in [
+            "postgres://app:pw-77x@db.example/jobs",
+            "postgres://app:4242/s3cr3t@db.example/jobs",
+            "rediss://:pw-77x@cache/0",
+            "redis://user:pw-77x@cache",
+            "postgres://app@db.example/jobs?sslmode=require&password=pw-77x",
+        ] {
+            assert!(has_password(url), "{url}");
+        }
+        for url in [
+            "file:///var/lib/jobs",
+            "postgres://db.example/jobs",
+            "postgres://app@db.example:5432/jobs",
+            "postgres://app:@db.example/jobs",
+            "redis://cache:6379/0",
+            "postgres://db.example:5432/jobs?application_name=a:b@c",
+            "postgres://db.example/jobs?password=",
+            "db",
+        ] {
+            assert!(!has_password(url), "{url}");
         }
     }
 }

@@ -179,6 +179,9 @@ pub struct Output {
     pub elapsed: Duration,
 }
 
+/// The binary under test.
+pub const BINARY: &str = env!("CARGO_BIN_EXE_crontap-run");
+
 /// Variables that would change crontap-run's behaviour if the test runner happened to have
 /// them set.
 const ISOLATE: &[&str] = &[
@@ -189,6 +192,7 @@ const ISOLATE: &[&str] = &[
     "CRONTAP_JOB",
     "CRONTAP_STATE_DIR",
     "CRONTAP_STATE_URL",
+    "CRONTAP_STATE_URL_FILE",
     "HTTP_PROXY",
     "http_proxy",
     "HTTPS_PROXY",
@@ -201,7 +205,12 @@ const ISOLATE: &[&str] = &[
 
 impl Crontap {
     pub fn new() -> Crontap {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_crontap-run"));
+        Crontap::at(BINARY)
+    }
+
+    /// A run of the binary at `program` (a copy of [`BINARY`] somewhere else).
+    pub fn at(program: impl AsRef<OsStr>) -> Crontap {
+        let mut command = Command::new(program);
         for name in ISOLATE {
             command.env_remove(name);
         }

@@ -20,6 +20,7 @@ mod properties;
 mod proxy;
 mod report;
 mod retries;
+mod secrets;
 mod state;
 mod state_faults;
 mod stopped;

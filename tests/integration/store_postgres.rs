@@ -284,14 +284,14 @@ fn run(crontap: &mut Crontap) -> Output {
     out
 }
 
-/// crontap-run on one host: its own state directory, the shared store `url`.
+/// crontap-run on one host: its own state directory, the shared store `url` (in the
+/// environment: on the command line, its password would be warned about).
 fn host(receiver: &Receiver, state: &Path, url: &str) -> Crontap {
     let mut crontap = Crontap::with_url(&receiver.url());
     crontap
         .arg("--state-dir")
         .arg(state)
-        .arg("--state-url")
-        .arg(url);
+        .env("CRONTAP_STATE_URL", url);
     crontap
 }
 
@@ -376,10 +376,12 @@ fn ten_hosts_with_no_overlap_run_one_at_a_time() {
     let count = dir.path().join("count");
     let gate = Gate::new(dir.path());
     let script = format!("echo run >> '{}'; {}", count.display(), gate.wait_script());
+    // The URL from a file this time, as from a mounted secret; it wins over the variable.
+    let url_file = dir.path().join("state-url");
+    std::fs::write(&url_file, format!("  {url}\n")).unwrap();
     let results = hosts_together(10, &gate, |i| {
-        let mut crontap = host(&receiver, &dir.path().join(format!("host{i}")), &url);
-        // The URL from the environment this time.
-        crontap.env("CRONTAP_STATE_URL", &url);
+        let mut crontap = host(&receiver, &dir.path().join(format!("host{i}")), "bogus:");
+        crontap.env("CRONTAP_STATE_URL_FILE", &url_file);
         crontap
             .args(["--no-overlap", "--job", "sync", "--timeout", "60s"])
             .args(["--", "sh", "-c", &script]);

@@ -148,14 +148,14 @@ fn free_port() -> u16 {
 }
 
 /// A "host": crontap-run with a state directory of its own (for its history) and the
-/// shared server as its store.
+/// shared server as its store (in the environment: on the command line, a password is
+/// warned about).
 fn host(receiver: &Receiver, state_url: &str, state_dir: &Path) -> Crontap {
     let mut crontap = Crontap::with_url(&receiver.url());
     crontap
         .arg("--state-dir")
         .arg(state_dir)
-        .arg("--state-url")
-        .arg(state_url);
+        .env("CRONTAP_STATE_URL", state_url);
     crontap
 }
 
@@ -552,10 +552,18 @@ fn a_password_in_the_url_is_used_and_never_shown() {
     );
     assert_refused(&shown, &shown, &[]);
 
-    // Right: the store works, from the option or the environment.
+    // Right: the store works, from a file (a mounted secret) or the environment.
     let receiver = Receiver::start();
     let dir = tempfile::tempdir().unwrap();
-    let first = host(&receiver, &server.url(), dir.path())
+    // Apart from the state directory, whose files must not hold the password.
+    let secrets = tempfile::tempdir().unwrap();
+    let url_file = secrets.path().join("state-url");
+    std::fs::write(&url_file, format!("{}\n", server.url())).unwrap();
+    let first = Crontap::with_url(&receiver.url())
+        .arg("--state-dir")
+        .arg(dir.path())
+        .arg("--state-url-file")
+        .arg(&url_file)
         .args(["-v", "--idempotency-key", "k-1", "--", "true"])
         .run();
     assert_eq!(first.code, 0, "{}", first.stderr);

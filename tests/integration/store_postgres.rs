@@ -14,7 +14,7 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -1318,4 +1318,86 @@ fn no_connection_is_held_while_the_command_runs() {
     );
     gate.open();
     assert_eq!(run.finish().code, 0);
+}
+
+/// A PgBouncer of the test's own in front of the test server, in transaction pooling: a
+/// server connection is a client's for one transaction only, so nothing may rely on a
+/// session (named prepared statements, session settings). Killed when dropped.
+struct Bouncer {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Bouncer {
+    fn start() -> Bouncer {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let users = dir.path().join("users.txt");
+        std::fs::write(&users, format!("\"crontap\" \"{PASSWORD}\"\n")).unwrap();
+        let ini = dir.path().join("pgbouncer.ini");
+        std::fs::write(
+            &ini,
+            format!(
+                "[databases]\n* = host=127.0.0.1 port={server}\n\
+                 [pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\n\
+                 unix_socket_dir =\nauth_type = trust\nauth_file = {users}\n\
+                 pool_mode = transaction\nmax_client_conn = 1000\ndefault_pool_size = 20\n\
+                 ignore_startup_parameters = extra_float_digits,options\n",
+                server = server().port,
+                users = users.display(),
+            ),
+        )
+        .unwrap();
+        let mut command = Command::new(
+            ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"]
+                .into_iter()
+                .find(|p| Path::new(p).exists())
+                .expect("pgbouncer is installed (apt-get install pgbouncer)"),
+        );
+        // PgBouncer refuses to run as root.
+        if let Some((uid, gid)) = server_user() {
+            for path in [dir.path(), &users, &ini] {
+                std::os::unix::fs::chown(path, Some(uid), Some(gid)).unwrap();
+            }
+            command.uid(uid).gid(gid);
+        }
+        let child = command
+            .arg(&ini)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start pgbouncer");
+        assert!(
+            eventually(Duration::from_secs(10), || {
+                std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+            }),
+            "pgbouncer did not start"
+        );
+        Bouncer {
+            child,
+            port,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Bouncer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The same fleet through PgBouncer in transaction pooling.
+#[test]
+fn a_fleet_on_the_hour_through_pgbouncer() {
+    let db = "store_bouncer";
+    server().database(db);
+    let bouncer = Bouncer::start();
+    let url = format!(
+        "postgres://crontap:{PASSWORD}@127.0.0.1:{}/{db}?sslmode=disable",
+        bouncer.port
+    );
+    crate::fleet::fleet_at_the_hour(&url, PASSWORD);
 }

@@ -18,6 +18,7 @@ pub mod cli;
 pub(crate) mod config;
 pub(crate) mod guard;
 pub mod log;
+pub(crate) mod metrics;
 pub mod report;
 pub mod run;
 pub mod scrub;

@@ -179,6 +179,8 @@ const ISOLATE: &[&str] = &[
     "CRONTAP_JOB",
     "CRONTAP_STATE_DIR",
     "CRONTAP_STATE_URL",
+    "CRONTAP_PERIOD_TZ",
+    "CRONTAP_METRICS_DIR",
     "HTTP_PROXY",
     "http_proxy",
     "HTTPS_PROXY",

@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod check;
 mod corpus;
 mod dry_run;
 mod environment;
@@ -9,8 +10,10 @@ mod exit_status;
 mod faults;
 mod history;
 mod logging;
+mod metrics;
 mod options;
 mod output;
+mod period_tz;
 mod ping;
 mod properties;
 mod report;
@@ -21,6 +24,7 @@ mod stopped;
 mod store_postgres;
 #[cfg(feature = "redis")]
 mod store_redis;
+mod success_exit;
 mod supervise;
 mod tls;
 mod url;

@@ -23,7 +23,7 @@ use crate::report::heartbeat::{Heartbeat, HeartbeatUrl};
 use crate::report::ping;
 use crate::report::tls::{self, RootSource};
 use crate::run::outcome::HumanDuration;
-use crate::scrub::{Scrubber, sanitize};
+use crate::scrub::{exact, sanitize};
 
 /// What `check` needs, read by `config` from the options and the environment.
 pub struct CheckConfig {
@@ -77,7 +77,7 @@ pub fn run(config: &CheckConfig) -> Result<ExitCode> {
         Heartbeat::Configured(url) => Check {
             config,
             url,
-            scrubber: Scrubber::new(url.secrets(), []),
+            secrets: exact::Values::new(url.secrets()),
             out: &mut out,
         }
         .run(),
@@ -97,13 +97,15 @@ fn line(out: &mut impl Write, step: &str, text: &str) {
 struct Check<'a, W: Write> {
     config: &'a CheckConfig,
     url: &'a HeartbeatUrl,
-    scrubber: Scrubber,
+    /// The URL's parts: replaced wherever a library's message might quote them. Only these,
+    /// so that addresses and names, which a diagnosis is about, stay as they are.
+    secrets: exact::Values,
     out: &'a mut W,
 }
 
 impl<W: Write> Check<'_, W> {
     fn say(&mut self, step: &str, text: &str) {
-        let text = self.scrubber.scrub(text);
+        let text = self.secrets.redact(text);
         line(self.out, step, &text);
     }
 

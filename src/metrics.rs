@@ -4,7 +4,8 @@
 //! `DIR/crontap-run-<job>.prom` is rewritten whole: written to a temporary file in the same
 //! directory (whose name does not end in `.prom`, so the collector never reads it) and
 //! renamed over the old one, so a reader sees the old file or the new one, never half of
-//! one. Counters and the last success are carried over from the file being replaced. A
+//! one. Counters and the last success are carried over from the file being replaced, under
+//! a lock on the directory, so runs that end together each add their count. A
 //! file that cannot be read is started afresh; one that cannot be written is one error line
 //! and never changes the exit status. Nothing here runs, and nothing touches the disk,
 //! unless `--metrics-dir` is given.
@@ -16,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
+
+use crate::state::disk;
 
 /// Where a job's metrics go.
 #[derive(Debug, Clone)]
@@ -77,6 +80,8 @@ struct Last {
 }
 
 const PREFIX: &str = "crontap_run_";
+/// Longest wait for another run's rewrite, which takes moments.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// The metrics file of `job` in `dir`.
 pub fn path(dir: &Path, job: &str) -> PathBuf {
@@ -93,6 +98,8 @@ pub fn record(target: &Target, run: &Run) {
 
 fn write(target: &Target, run: &Run) -> Result<()> {
     let path = path(&target.dir, &target.job);
+    // Runs of the same job that end together take turns, so that none loses another's count.
+    let _turn = disk::lock_dir(&target.dir, LOCK_WAIT)?;
     let previous = match fs::read(&path) {
         Ok(bytes) => parse(&String::from_utf8_lossy(&bytes)),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Values::default(),

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use nix::sys::signal::Signal;
 
 use crate::harness::{Crontap, Receiver, eventually, refused_url};
-use crate::state::stateful;
+use crate::state::{Gate, stateful};
 
 /// The metrics files in `dir`, by name.
 fn prom_files(dir: &Path) -> Vec<String> {
@@ -277,4 +277,35 @@ fn a_dry_run_writes_no_metrics() {
         .sh("exit 0");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(prom_files(dir.path()).is_empty());
+}
+
+/// Runs of one job that end at the same moment each add their count.
+#[test]
+fn runs_that_end_together_each_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = Gate::new(dir.path());
+    let script = gate.wait_script();
+    let runs: Vec<Child> = (0..8)
+        .map(|_| {
+            Crontap::new()
+                .arg("--metrics-dir")
+                .arg(dir.path())
+                .args(["-q", "--timeout", "60s", "--job", "busy", "--", "sh", "-c"])
+                .arg(&script)
+                .spawn(Stdio::null(), Stdio::null())
+        })
+        .collect();
+    gate.open();
+    for mut run in runs {
+        assert!(run.wait().unwrap().success());
+    }
+    let text = std::fs::read_to_string(dir.path().join("crontap-run-busy.prom")).unwrap();
+    assert_eq!(
+        value(
+            &text,
+            "crontap_run_runs_total{job=\"busy\",result=\"succeeded\"}"
+        ),
+        Some(8.0),
+        "{text}"
+    );
 }

@@ -195,6 +195,8 @@ install_file() {
 mkdir -p "$bindir" "$mandir" || die "cannot create $bindir and $mandir"
 install_file "$src/man/$name.1" "$mandir" 0644
 install_file "$src/man/$name-history.1" "$mandir" 0644
+# Releases made before `crontap-run check` existed have no page for it.
+[ ! -f "$src/man/$name-check.1" ] || install_file "$src/man/$name-check.1" "$mandir" 0644
 # The binary goes last: once it is in place, everything else is too.
 install_file "$src/$name" "$bindir" 0755
 

@@ -146,7 +146,7 @@ ok "dist/ holds exactly $archive, $full_archive, $deb, install.sh and SHA256SUMS
 echo "== $archive"
 tar_listing=$(tar -tzf "dist/$archive" | sort)
 expected_tar=$(printf "$top/%s\n" "" LICENSE README.md completions/ completions/_$name \
-    completions/$name.bash completions/$name.fish $name man/ man/$name-history.1 man/$name.1 | sort)
+    completions/$name.bash completions/$name.fish $name man/ man/$name-check.1 man/$name-history.1 man/$name.1 | sort)
 [ "$tar_listing" = "$expected_tar" ] || fail "$archive holds:"$'\n'"$tar_listing"
 owners=$(tar -tvzf "dist/$archive" | awk '{ print $2 }' | sort -u)
 [ "$owners" = "0/0" ] || fail "$archive entries are owned by $owners, not root (0/0)"
@@ -240,6 +240,7 @@ drwxr-xr-x root/root ./usr/share/lintian/overrides/
 -rw-r--r-- root/root ./usr/share/lintian/overrides/$name
 drwxr-xr-x root/root ./usr/share/man/
 drwxr-xr-x root/root ./usr/share/man/man1/
+-rw-r--r-- root/root ./usr/share/man/man1/$name-check.1.gz
 -rw-r--r-- root/root ./usr/share/man/man1/$name-history.1.gz
 -rw-r--r-- root/root ./usr/share/man/man1/$name.1.gz
 drwxr-xr-x root/root ./usr/share/zsh/
@@ -258,7 +259,7 @@ dpkg-deb -x "dist/$deb" "$x"
 dpkg-deb -e "dist/$deb" "$x/DEBIAN"
 cmp -s "$x/usr/bin/$name" "$bin" || fail "the .deb's binary differs from the archive's"
 [ "$("$x/usr/bin/$name" --version)" = "$name $version" ] || fail "the .deb's binary does not report $version"
-for page in "$name.1" "$name-history.1"; do
+for page in "$name.1" "$name-history.1" "$name-check.1"; do
     gzip -t "$x/usr/share/man/man1/$page.gz" || fail "$page.gz is not valid gzip"
     cmp -s <(zcat "$x/usr/share/man/man1/$page.gz") "$t/man/$page" || fail "the .deb's $page differs from the archive's"
 done
@@ -341,7 +342,7 @@ expect_installed() { # PREFIX WHAT: a complete install, and a single line saying
         fail "$2: unexpected output"
     fi
     files=$(cd "$prefix" && find . -mindepth 1 ! -type d | sort)
-    [ "$files" = "$(printf '%s\n' "./bin/$name" "./share/man/man1/$name-history.1" "./share/man/man1/$name.1")" ] ||
+    [ "$files" = "$(printf '%s\n' "./bin/$name" "./share/man/man1/$name-check.1" "./share/man/man1/$name-history.1" "./share/man/man1/$name.1")" ] ||
         fail "$2: $prefix holds:"$'\n'"$files"
     cmp -s "$prefix/bin/$name" "$bin" || fail "$2: the installed binary is not the released one"
     [ "$(stat -c %a "$prefix/bin/$name")" = 755 ] || fail "$2: the binary's mode is not 755"

@@ -18,6 +18,8 @@ use crate::admit::{self, Start};
 use crate::cli::{Cli, Command};
 use crate::config::{self, Config, Environment, HistoryConfig};
 use crate::guard;
+use crate::metrics::{self, Counted};
+use crate::report::check;
 use crate::report::heartbeat::Heartbeat;
 use crate::report::{PingResult, Reporter};
 use crate::run::outcome;
@@ -27,6 +29,7 @@ use crate::run::supervise::{self, ChildSpec, Finished, Supervisor};
 use crate::scrub::sanitize;
 use crate::state::Plan;
 use crate::state::history::{self, Entry, RunResult};
+use crate::state::stats;
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
@@ -37,6 +40,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     config::log_settings(&cli, &env)?.init();
     match cli.subcommand {
         Some(Command::History(args)) => print_history(&HistoryConfig::new(args, &env)?),
+        Some(Command::Check(args)) => check::run(&config::check_config(args, &env)?),
         None => run(Config::new(cli.run, cli.command, &env)?),
     }
 }
@@ -100,6 +104,7 @@ fn run(config: Config) -> Result<ExitCode> {
                     Some(reason),
                 );
             }
+            count(&config, started, Counted::Skipped, 0, PingResult::NotSent);
             return Ok(ExitCode::SUCCESS);
         }
         Ok(Start::Stopped(sig)) => {
@@ -111,11 +116,13 @@ fn run(config: Config) -> Result<ExitCode> {
                 let msg = Some(format!("not run: {why}"));
                 record.append(RunResult::Failed, Some(code), 0, ping, msg);
             }
+            count(&config, started, Counted::Failed, code, ping);
             return Ok(ExitCode::from(code));
         }
         // An unusable store is crontap-run's own error, reported with a fail ping too.
         Err(err) => {
-            reporter.not_run(&err, None);
+            let ping = reporter.not_run(&err, None);
+            count(&config, started, Counted::Failed, OWN_ERROR, ping);
             return Err(err);
         }
     };
@@ -150,7 +157,8 @@ fn run(config: Config) -> Result<ExitCode> {
         Ok(last) => last,
         // The command never started.
         Err(err) => {
-            reporter.not_run(&err, signals.stop_requested());
+            let ping = reporter.not_run(&err, signals.stop_requested());
+            count(&config, started, Counted::Failed, OWN_ERROR, ping);
             return Err(err);
         }
     };
@@ -183,7 +191,30 @@ fn run(config: Config) -> Result<ExitCode> {
             delivered.message,
         );
     }
+    let counted = match succeeded {
+        true => Counted::Succeeded,
+        false => Counted::Failed,
+    };
+    count(&config, started, counted, status, delivered.ping);
     Ok(ExitCode::from(status))
+}
+
+/// crontap-run's exit status for its own errors.
+const OWN_ERROR: u8 = 125;
+
+/// Writes the run's metrics, with `--metrics-dir` (not in a dry run, which writes nothing).
+fn count(config: &Config, started: SystemTime, result: Counted, exit: u8, ping: PingResult) {
+    let Some(target) = config.metrics.as_ref().filter(|_| !config.dry_run) else {
+        return;
+    };
+    let run = metrics::Run {
+        result,
+        started,
+        ended: SystemTime::now(),
+        exit,
+        ping_failed: ping == PingResult::Failed,
+    };
+    metrics::record(target, &run);
 }
 
 /// The attempt that ended a run.
@@ -254,7 +285,9 @@ fn run_attempts(
         };
         let stop = finished.stop_signal;
         let ended_by_signal = stop.is_some() || finished.termination_forwarded;
-        if !policy.should_retry(attempt, &finished.outcome, ended_by_signal) {
+        // A status --success-exit lists is a success, and successes are not retried.
+        if finished.succeeded() || !policy.should_retry(attempt, &finished.outcome, ended_by_signal)
+        {
             return Ok(Last {
                 finished,
                 attempt,
@@ -333,11 +366,22 @@ impl Record<'_> {
 }
 
 fn print_history(config: &HistoryConfig) -> Result<ExitCode> {
-    let entries = history::read(&config.dir, config.job.as_deref(), config.limit)?;
+    let limit = match config.stats {
+        true => usize::MAX,
+        false => config.limit,
+    };
+    let entries = history::read(&config.dir, config.job.as_deref(), limit)?;
     let mut out = io::stdout().lock();
-    let written = match config.json {
-        true => history::write_json(&mut out, &entries),
-        false => history::write_table(&mut out, &entries),
+    let written = match (config.stats, config.json) {
+        (true, json) => {
+            let stats = stats::compute(&entries);
+            match json {
+                true => stats::write_json(&mut out, &stats),
+                false => stats::write_table(&mut out, &stats),
+            }
+        }
+        (false, true) => history::write_json(&mut out, &entries),
+        (false, false) => history::write_table(&mut out, &entries),
     };
     match written.and_then(|()| out.flush()) {
         // `| head` closing the pipe is not an error.

@@ -46,6 +46,28 @@ pub struct Cli {
 pub enum Command {
     /// Print recent runs of stateful jobs, oldest first.
     History(HistoryArgs),
+    /// Send one test ping from this host and say what works: proxy, DNS, connect, TLS,
+    /// HTTP status and latency. Exit 0 only for a 2xx answer.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Send the fail ping (`crontap-run check from <host>`) instead of the success ping.
+    #[arg(long)]
+    pub fail: bool,
+
+    /// Environment variable that holds the heartbeat URL.
+    #[arg(long, value_name = "NAME", default_value = "CRONTAP_HEARTBEAT_URL")]
+    pub url_env: String,
+
+    /// File that holds the heartbeat URL (a mounted secret); wins over --url-env.
+    #[arg(long, value_name = "PATH", env = "CRONTAP_HEARTBEAT_URL_FILE")]
+    pub url_file: Option<PathBuf>,
+
+    /// Deadline of each step: DNS, connect, TLS, and the request.
+    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = duration)]
+    pub ping_timeout: Duration,
 }
 
 #[derive(Debug, Args)]
@@ -62,6 +84,11 @@ pub struct HistoryArgs {
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// Per job: runs by result, p50/p95/max duration of successful runs, the last success,
+    /// and the grace the heartbeat needs (all recorded runs, not --limit).
+    #[arg(long, conflicts_with = "limit")]
+    pub stats: bool,
 
     /// The state directory the runs were recorded in [default: as for running a job].
     #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
@@ -125,6 +152,12 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u8).range(1..=255))]
     pub retry_on_exit: Vec<u8>,
 
+    /// Exit statuses that count as success besides 0, e.g. `24` for rsync: for the ping,
+    /// the state and the metrics (crontap-run still exits with the command's status).
+    #[arg(long, value_name = "CODES", value_delimiter = ',',
+          value_parser = clap::value_parser!(u8).range(0..=255))]
+    pub success_exit: Vec<u8>,
+
     /// Stable name of the job for locks, keys and history [default: derived from the command].
     #[arg(long, value_name = "NAME", env = "CRONTAP_JOB")]
     pub job: Option<String>,
@@ -133,13 +166,24 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_overlap: bool,
 
-    /// Run at most once successfully per period aligned to UTC (1d starts at 00:00 UTC).
+    /// Run at most once successfully per period, aligned to UTC (1d starts at 00:00 UTC) or
+    /// to midnight in --period-tz.
     #[arg(long, value_name = "DUR", value_parser = duration, conflicts_with = "idempotency_key")]
     pub once_per: Option<Duration>,
 
     /// Run at most once successfully for this key (instead of --once-per).
     #[arg(long, value_name = "KEY")]
     pub idempotency_key: Option<String>,
+
+    /// --once-per periods start at midnight in this IANA time zone (system tzdata), and
+    /// follow its clock through daylight-saving changes.
+    #[arg(
+        long,
+        value_name = "ZONE",
+        env = "CRONTAP_PERIOD_TZ",
+        default_value = "UTC"
+    )]
+    pub period_tz: String,
 
     /// Where locks, keys and history live [default: /var/lib/crontap-run for root, else
     /// $XDG_STATE_HOME/crontap-run or ~/.local/state/crontap-run].
@@ -170,6 +214,11 @@ pub struct RunArgs {
     /// Run the command and print what would be sent (URL redacted); send nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Write Prometheus metrics for the job to DIR/crontap-run-<job>.prom after every run
+    /// (for node_exporter's textfile collector).
+    #[arg(long, value_name = "DIR", env = "CRONTAP_METRICS_DIR")]
+    pub metrics_dir: Option<PathBuf>,
 
     /// Silence crontap-run's own warnings (errors still print).
     #[arg(short, long, conflicts_with = "verbose")]

@@ -11,12 +11,15 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{Cli, HistoryArgs, OnLeaseLost, RunArgs, StateUrlArgs};
+use crate::cli::{CheckArgs, Cli, HistoryArgs, OnLeaseLost, RunArgs, StateUrlArgs};
 use crate::log;
+use crate::metrics;
+use crate::report::check;
 use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::ping;
+use crate::run::outcome::SuccessCodes;
 use crate::run::{retry, supervise};
-use crate::scrub::exact;
+use crate::scrub::{exact, sanitize};
 use crate::state::location::{self, Engine, Remote, StateUrl};
 use crate::state::{self, disk, job};
 
@@ -70,6 +73,8 @@ pub struct Config {
     pub jitter: Option<Duration>,
     /// `--on-lease-lost stop`: the command is stopped before a lease it cannot renew runs out.
     pub stop_on_lease_lost: bool,
+    /// `--metrics-dir`: where the job's metrics file is written after the run.
+    pub metrics: Option<metrics::Target>,
     /// Credentials crontap-run holds besides the heartbeat URL (the state store URL's user
     /// and password, the values of secret-looking variables in its environment), scrubbed
     /// from anything sent like the URL's own parts.
@@ -101,6 +106,8 @@ pub struct HistoryConfig {
     pub job: Option<String>,
     pub limit: usize,
     pub json: bool,
+    /// `--stats`: statistics per job instead of the runs.
+    pub stats: bool,
 }
 
 /// The log settings alone, read first so that errors found later are logged in the chosen
@@ -129,8 +136,10 @@ impl Config {
             bail!("--jitter must be at most 1h");
         }
         let retry = retry_policy(&args)?;
+        let success = success_codes(&args)?;
         let state_url = state_url(&args.state)?;
         let state = state_plan(&args, state_url.as_ref(), &command, env)?;
+        let metrics = metrics_target(&args, &command)?;
 
         let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
         if let Some(url) = &state_url {
@@ -149,6 +158,7 @@ impl Config {
             limits: supervise::Limits {
                 timeout: args.timeout,
                 kill_after: args.kill_after.unwrap_or(DEFAULT_KILL_AFTER),
+                success,
             },
             ping: ping::Policy {
                 timeout: args.ping_timeout,
@@ -162,6 +172,7 @@ impl Config {
             dry_run: args.dry_run,
             jitter: args.jitter.filter(|j| !j.is_zero()),
             stop_on_lease_lost: args.on_lease_lost == OnLeaseLost::Stop,
+            metrics,
             secrets: state_url
                 .map(|given| url_secrets(&given.url))
                 .unwrap_or_default()
@@ -191,8 +202,42 @@ impl HistoryConfig {
             job: args.job,
             limit: args.limit as usize,
             json: args.json,
+            stats: args.stats,
         })
     }
+}
+
+/// `crontap-run check`: the URL read exactly as a run reads it, and the variables that
+/// decide how a ping travels (proxies, CA bundles), for the report.
+pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckConfig> {
+    if args.url_env.is_empty() || args.url_env.contains(['=', '\0']) {
+        bail!("--url-env must name an environment variable");
+    }
+    if args.ping_timeout > MAX_PING_TIMEOUT {
+        bail!("--ping-timeout must be at most 5m");
+    }
+    let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
+    // The first of the names that is set, as reqwest reads them.
+    let first = |names: [&str; 2]| {
+        names.iter().find_map(|name| {
+            let value = env.get(name)?.into_string().ok()?;
+            Some(((*name).to_owned(), value))
+        })
+    };
+    let text = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+    Ok(check::CheckConfig {
+        heartbeat,
+        fail: args.fail,
+        timeout: args.ping_timeout,
+        proxy: check::ProxyVars {
+            all: first(["ALL_PROXY", "all_proxy"]),
+            http: first(["HTTP_PROXY", "http_proxy"]),
+            https: first(["HTTPS_PROXY", "https_proxy"]),
+            no: first(["NO_PROXY", "no_proxy"]),
+        },
+        ssl_cert_file: text("SSL_CERT_FILE"),
+        ssl_cert_dir: text("SSL_CERT_DIR"),
+    })
 }
 
 fn retry_policy(args: &RunArgs) -> Result<retry::Policy> {
@@ -212,6 +257,65 @@ fn retry_policy(args: &RunArgs) -> Result<retry::Policy> {
         retries: u32::from(args.retries.unwrap_or(0)),
         delay,
         on_exit: args.retry_on_exit.clone(),
+    })
+}
+
+/// `--success-exit`: 0 and the statuses listed.
+fn success_codes(args: &RunArgs) -> Result<SuccessCodes> {
+    let listed = &args.success_exit;
+    if listed.iter().any(|c| matches!(c, 126 | 127)) {
+        bail!("--success-exit cannot list 126 or 127: they mean the command could not be run");
+    }
+    if let Some(both) = listed.iter().find(|c| args.retry_on_exit.contains(c)) {
+        bail!("--success-exit and --retry-on-exit both list {both}: a success is never retried");
+    }
+    Ok(SuccessCodes::new(listed))
+}
+
+/// `--metrics-dir`, and the job the metrics are for: `--job`, or the name derived from the
+/// command, as for state.
+fn metrics_target(args: &RunArgs, command: &[OsString]) -> Result<Option<metrics::Target>> {
+    let Some(dir) = &args.metrics_dir else {
+        return Ok(None);
+    };
+    if dir.as_os_str().is_empty() {
+        bail!("--metrics-dir (CRONTAP_METRICS_DIR) must not be empty");
+    }
+    if let Some(name) = &args.job {
+        job::validate_name(name, "--job (CRONTAP_JOB)")?;
+    }
+    Ok(Some(metrics::Target {
+        dir: dir.clone(),
+        job: args
+            .job
+            .clone()
+            .unwrap_or_else(|| job::derived_name(command)),
+    }))
+}
+
+/// The `--once-per` period of `len`, following `--period-tz`. UTC reads no time zone data;
+/// another zone is looked up in the system's tzdata only when a period is asked for, so
+/// lines without `--once-per` run whatever CRONTAP_PERIOD_TZ says.
+fn period(len: Duration, zone: &str) -> Result<job::Period> {
+    if zone == "UTC" {
+        return Ok(job::Period::utc(len));
+    }
+    if !job::Period::fits_a_zone(len) {
+        bail!(
+            "--once-per with --period-tz (CRONTAP_PERIOD_TZ) must divide a day (15m, 1h, 6h …) \
+             or be a whole number of days"
+        );
+    }
+    let zone = jiff::tz::TimeZone::get(zone).map_err(|_| {
+        anyhow::anyhow!(
+            "--period-tz (CRONTAP_PERIOD_TZ): no time zone {:?} in the system's time zone \
+             database (an IANA name such as Europe/Berlin; install tzdata if it is missing)",
+            sanitize::one_line(zone)
+        )
+    })?;
+    Ok(job::Period {
+        len,
+        zone: Some(zone),
     })
 }
 
@@ -244,7 +348,7 @@ fn state_plan(
     let (dir, remote) = state_location(args.state_dir.clone(), url)?;
 
     let key = match (&args.once_per, &args.idempotency_key) {
-        (Some(period), _) => Some(state::KeySpec::OncePer(*period)),
+        (Some(len), _) => Some(state::KeySpec::OncePer(period(*len, &args.period_tz)?)),
         (None, Some(key)) => Some(state::KeySpec::Explicit(key.clone())),
         (None, None) => None,
     };

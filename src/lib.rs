@@ -20,6 +20,7 @@ pub(crate) mod config;
 pub(crate) mod guard;
 pub mod harden;
 pub mod log;
+pub(crate) mod metrics;
 pub mod report;
 pub mod run;
 pub mod scrub;

@@ -10,6 +10,7 @@
 //! failure here ends as a [`PingResult`] and a log line, and the URL never appears in
 //! anything it prints.
 
+pub mod check;
 pub mod heartbeat;
 pub(crate) mod ping;
 pub mod summary;

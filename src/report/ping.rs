@@ -166,6 +166,25 @@ async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
     }
 }
 
+/// One GET to `url` with no retry, for `crontap-run check`: the status, or why there was
+/// none (never quoting the URL).
+pub fn probe(url: Url, timeout: Duration) -> Result<StatusCode, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the network runtime: {e}"))?;
+    let result = runtime.block_on(async {
+        let client = client(url.scheme() == "https").map_err(|e| format!("{e:#}"))?;
+        match tokio::time::timeout(timeout, client.get(url).send()).await {
+            Err(_) => Err(format!("no response within {}", HumanDuration(timeout))),
+            Ok(Err(err)) => Err(classify_error(err).to_string()),
+            Ok(Ok(response)) => Ok(response.status()),
+        }
+    });
+    runtime.shutdown_background();
+    result
+}
+
 fn client(https: bool) -> anyhow::Result<Client> {
     // An http-only client gets an empty TLS configuration: no certificates are read for it.
     let tls = if https {

@@ -10,8 +10,22 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use rustls::{ClientConfig, RootCertStore};
 
+/// Where the roots a configuration trusts came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootSource {
+    /// This many certificates from the system (or `SSL_CERT_FILE`/`SSL_CERT_DIR`).
+    System(usize),
+    /// The bundled Mozilla roots: the system had none that could be used.
+    Bundled,
+}
+
 /// A configuration that trusts the system's roots, else the bundled ones.
 pub fn with_roots() -> Result<ClientConfig> {
+    build(roots().0)
+}
+
+/// The system's roots, else the bundled ones, and which they are.
+pub fn roots() -> (RootCertStore, RootSource) {
     let loaded = rustls_native_certs::load_native_certs();
     for err in &loaded.errors {
         tracing::debug!(error = %err, "could not read some system root certificates");
@@ -28,10 +42,11 @@ pub fn with_roots() -> Result<ClientConfig> {
             tracing::debug!("no system root certificates; using the bundled roots");
         }
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        (roots, RootSource::Bundled)
     } else {
         tracing::debug!(count = added, "using system root certificates");
+        (roots, RootSource::System(added))
     }
-    build(roots)
 }
 
 /// A configuration that trusts nothing: for clients that only ever speak plain http.
@@ -39,7 +54,8 @@ pub fn without_roots() -> Result<ClientConfig> {
     build(RootCertStore::empty())
 }
 
-fn build(roots: RootCertStore) -> Result<ClientConfig> {
+/// A client configuration trusting `roots`, with crontap-run's provider and protocols.
+pub fn build(roots: RootCertStore) -> Result<ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -64,6 +64,15 @@ impl Outcome {
         *self == Outcome::Exited(0)
     }
 
+    /// Whether the command exited with 0 or a status `--success-exit` lists. Signals,
+    /// timeouts and failures to start never count, whatever their number.
+    pub fn is_success_with(&self, success: &SuccessCodes) -> bool {
+        match self {
+            Outcome::Exited(code) => success.contains(*code),
+            _ => false,
+        }
+    }
+
     /// crontap-run's own exit status for this outcome.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -122,6 +131,32 @@ impl Outcome {
                 )
             }
         }
+    }
+}
+
+/// The exit statuses that count as success: 0, and those `--success-exit` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SuccessCodes([u64; 4]);
+
+impl SuccessCodes {
+    /// 0 and each of `codes`.
+    pub fn new(codes: &[u8]) -> SuccessCodes {
+        let mut bits = [0u64; 4];
+        for code in codes.iter().copied().chain([0]) {
+            bits[usize::from(code / 64)] |= 1 << (code % 64);
+        }
+        SuccessCodes(bits)
+    }
+
+    pub fn contains(&self, code: u8) -> bool {
+        self.0[usize::from(code / 64)] & (1 << (code % 64)) != 0
+    }
+}
+
+impl Default for SuccessCodes {
+    /// Only 0.
+    fn default() -> SuccessCodes {
+        SuccessCodes::new(&[])
     }
 }
 
@@ -217,6 +252,21 @@ mod tests {
             Outcome::from_spawn_error("x".as_ref(), &not_a_dir).exit_code(),
             126
         );
+    }
+
+    #[test]
+    fn success_codes() {
+        let rsync = SuccessCodes::new(&[24, 200]);
+        assert!(Outcome::Exited(0).is_success_with(&rsync));
+        assert!(Outcome::Exited(24).is_success_with(&rsync));
+        assert!(Outcome::Exited(200).is_success_with(&rsync));
+        assert!(!Outcome::Exited(23).is_success_with(&rsync));
+        assert!(!Outcome::Exited(24).is_success_with(&SuccessCodes::default()));
+        assert!(Outcome::Exited(0).is_success_with(&SuccessCodes::default()));
+        // 128+15 listed is a command exiting 143, not one killed by SIGTERM.
+        let listed = SuccessCodes::new(&[143]);
+        assert!(!Outcome::Signaled(15).is_success_with(&listed));
+        assert!(Outcome::Exited(143).is_success_with(&listed));
     }
 
     #[test]

@@ -30,7 +30,7 @@ use tokio::sync::watch;
 
 use crate::run::exec;
 use crate::run::lifeline::Lifeline;
-use crate::run::outcome::{HumanDuration, Outcome};
+use crate::run::outcome::{HumanDuration, Outcome, SuccessCodes};
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
 use crate::run::tee::{self, Stream, Tee};
 use crate::run::terminal::{self, Terminal};
@@ -73,11 +73,13 @@ impl LeaseDeadline {
     }
 }
 
-/// `--timeout` and `--kill-after`.
+/// `--timeout` and `--kill-after`, and the statuses that count as success
+/// (`--success-exit`).
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     pub timeout: Option<Duration>,
     pub kill_after: Duration,
+    pub success: SuccessCodes,
 }
 
 /// A finished run.
@@ -95,13 +97,17 @@ pub struct Finished {
     /// The first stop request crontap-run received and passed on while the command ran:
     /// whatever the command then did, the run was stopped, not completed.
     pub stopped: Option<Signal>,
+    /// The exit statuses that count as success (0 and `--success-exit`).
+    pub success: SuccessCodes,
 }
 
 impl Finished {
-    /// Whether the run counts as a success: the command exited 0 and was not told to stop.
-    /// A job that cleans up and exits 0 on SIGTERM did not finish its work.
+    /// Whether the run counts as a success: the command exited 0 (or with a status
+    /// `--success-exit` lists) and was not told to stop. A job that cleans up and exits 0
+    /// on SIGTERM did not finish its work. The ping, the state, history and metrics all go
+    /// by this.
     pub fn succeeded(&self) -> bool {
-        self.outcome.is_success() && self.stopped.is_none()
+        self.outcome.is_success_with(&self.success) && self.stopped.is_none()
     }
 
     /// The head of the failure summary: `stopped by SIGTERM after 41s (exit 0)` for a
@@ -158,7 +164,10 @@ impl Supervisor {
             &mut seen,
         ));
         self.seen.set(seen);
-        finished
+        finished.map(|finished| Finished {
+            success: limits.success,
+            ..finished
+        })
     }
 
     /// Waits `delay` between two attempts, unless a signal that ends jobs
@@ -552,6 +561,7 @@ impl Copies {
             stop_signal: signals.stop_requested(),
             termination_forwarded: false,
             stopped: None,
+            success: SuccessCodes::default(),
         }
     }
 }

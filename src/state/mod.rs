@@ -24,6 +24,7 @@ pub(crate) mod location;
 pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
+pub(crate) mod stats;
 mod store;
 
 use std::path::PathBuf;
@@ -53,7 +54,7 @@ pub(crate) fn host_name() -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeySpec {
     /// `--once-per`: `<job>:<period start>`.
-    OncePer(Duration),
+    OncePer(job::Period),
     /// `--idempotency-key`.
     Explicit(String),
 }
@@ -80,7 +81,7 @@ impl Plan {
     pub fn key_at(&self, now: SystemTime) -> Option<(String, SystemTime)> {
         match self.key.as_ref()? {
             KeySpec::OncePer(period) => {
-                let (start, end) = job::period_containing(now, *period);
+                let (start, end) = period.containing(now);
                 Some((
                     job::once_per_key(&self.job, start),
                     end.max(now) + RETENTION,
@@ -512,7 +513,8 @@ mod tests {
     #[test]
     fn keys_of_periods_and_explicit_keys() {
         let now = humantime::parse_rfc3339("2026-11-29T18:46:08Z").unwrap();
-        let (key, keep) = plan(false, Some(KeySpec::OncePer(Duration::from_secs(86400))))
+        let day = job::Period::utc(Duration::from_secs(86400));
+        let (key, keep) = plan(false, Some(KeySpec::OncePer(day)))
             .key_at(now)
             .unwrap();
         assert_eq!(key, "nightly:2026-11-29T00:00:00Z");

@@ -193,6 +193,8 @@ const ISOLATE: &[&str] = &[
     "CRONTAP_STATE_DIR",
     "CRONTAP_STATE_URL",
     "CRONTAP_STATE_URL_FILE",
+    "CRONTAP_PERIOD_TZ",
+    "CRONTAP_METRICS_DIR",
     "HTTP_PROXY",
     "http_proxy",
     "HTTPS_PROXY",

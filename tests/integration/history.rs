@@ -324,3 +324,71 @@ fn history_refuses_an_invalid_job_name() {
         assert!(out.stderr.contains("--job"), "{job:?}: {}", out.stderr);
     }
 }
+
+/// `history --stats`: per job, runs by result, durations of the successful runs, the last
+/// success and the grace the heartbeat needs; as a table and as JSON.
+#[test]
+fn stats_per_job() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let run = |job: &str, script: &str| {
+        stateful(&receiver, &state)
+            .args(["--no-overlap", "--job", job])
+            .sh(script)
+    };
+    run("nightly", "sleep 0.3");
+    run("nightly", "exit 0");
+    run("nightly", "exit 2");
+    run("other", "exit 1");
+    // Already done today: skipped.
+    for _ in 0..2 {
+        stateful(&receiver, &state)
+            .args(["--once-per", "1d", "--job", "nightly"])
+            .sh("exit 0");
+    }
+
+    let stats = records(&state, &["--stats"]);
+    assert_eq!(strings(&stats, "job"), ["nightly", "other"]);
+    let nightly = &stats[0];
+    assert_eq!(nightly["runs"], 5);
+    assert_eq!(nightly["succeeded"], 3);
+    assert_eq!(nightly["failed"], 1);
+    assert_eq!(nightly["stopped"], 0);
+    assert_eq!(nightly["skipped"], 1);
+    let max = nightly["max_ms"].as_u64().unwrap();
+    assert!(max >= 300, "{nightly}");
+    assert!(nightly["p50_ms"].as_u64().unwrap() <= max);
+    assert!(is_utc_millis(nightly["last_success"].as_str().unwrap()));
+    assert_eq!(nightly["suggested_grace_s"], 60);
+    assert!(none(&stats[1], "max_ms") && none(&stats[1], "last_success"));
+
+    let table = history(&state, &["--stats"]).stdout;
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[0].starts_with("JOB      RUNS  SUCCEEDED  FAILED  STOPPED  SKIPPED  P50"),
+        "{table}"
+    );
+    assert!(
+        lines[1].starts_with("nightly  5     3          1       0        1 "),
+        "{table}"
+    );
+    assert!(
+        table.contains("nightly: the longest successful run took ")
+            && table.contains("set the grace to at least 1m"),
+        "{table}"
+    );
+    assert!(
+        table.contains("other: no successful run recorded yet"),
+        "{table}"
+    );
+    // --job picks one job.
+    let one = records(&state, &["--stats", "--job", "other"]);
+    assert_eq!(strings(&one, "job"), ["other"]);
+    // --stats counts every run, so --limit does not go with it.
+    let out = Crontap::new()
+        .args(["history", "--stats", "--limit", "3", "--state-dir"])
+        .arg(&state)
+        .run();
+    assert_eq!(out.code, 125, "{}", out.stderr);
+}

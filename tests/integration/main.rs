@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod check;
 mod corpus;
 mod dry_run;
 mod environment;
@@ -12,8 +13,10 @@ mod fleet;
 mod history;
 mod kill_anywhere;
 mod logging;
+mod metrics;
 mod options;
 mod output;
+mod period_tz;
 mod ping;
 mod properties;
 #[cfg(any(feature = "postgres", feature = "redis"))]
@@ -28,6 +31,7 @@ mod stopped;
 mod store_postgres;
 #[cfg(feature = "redis")]
 mod store_redis;
+mod success_exit;
 mod supervise;
 mod tls;
 mod url;

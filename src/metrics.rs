@@ -1,0 +1,375 @@
+//! `--metrics-dir`: the job's Prometheus metrics, for node_exporter's textfile collector.
+//!
+//! After every run, skipped ones and those stopped before the command started included,
+//! `DIR/crontap-run-<job>.prom` is rewritten whole: written to a temporary file in the same
+//! directory (whose name does not end in `.prom`, so the collector never reads it) and
+//! renamed over the old one, so a reader sees the old file or the new one, never half of
+//! one. Counters and the last success are carried over from the file being replaced, under
+//! a lock on the directory, so runs that end together each add their count. A
+//! file that cannot be read is started afresh; one that cannot be written is one error line
+//! and never changes the exit status. Nothing here runs, and nothing touches the disk,
+//! unless `--metrics-dir` is given.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+
+use crate::state::disk;
+
+/// Where a job's metrics go.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub dir: PathBuf,
+    /// The job name (`--job`, or derived from the command as state derives it).
+    pub job: String,
+}
+
+/// How a run counts: `crontap_run_runs_total{result=…}`. A run that was stopped counts as
+/// failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    Succeeded,
+    Failed,
+    Skipped,
+}
+
+impl Counted {
+    const ALL: [Counted; 3] = [Counted::Succeeded, Counted::Failed, Counted::Skipped];
+
+    fn label(self) -> &'static str {
+        match self {
+            Counted::Succeeded => "succeeded",
+            Counted::Failed => "failed",
+            Counted::Skipped => "skipped",
+        }
+    }
+}
+
+/// One run, as the metrics record it.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub result: Counted,
+    pub started: SystemTime,
+    pub ended: SystemTime,
+    /// crontap-run's exit status for the run.
+    pub exit: u8,
+    /// The ping was attempted and failed.
+    pub ping_failed: bool,
+}
+
+/// The values a file holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Values {
+    /// Start, end, duration and exit of the last run that was not skipped.
+    last: Option<Last>,
+    last_success: Option<f64>,
+    runs: [u64; 3],
+    ping_failures: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Last {
+    start: f64,
+    end: f64,
+    duration: f64,
+    exit: f64,
+}
+
+const PREFIX: &str = "crontap_run_";
+/// Longest wait for another run's rewrite, which takes moments.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// The metrics file of `job` in `dir`.
+pub fn path(dir: &Path, job: &str) -> PathBuf {
+    dir.join(format!("crontap-run-{job}.prom"))
+}
+
+/// Rewrites the job's metrics file with `run` counted in. An error is logged, never
+/// returned: metrics never change how a run ends.
+pub fn record(target: &Target, run: &Run) {
+    if let Err(err) = write(target, run) {
+        tracing::error!("cannot write the metrics file: {err:#}");
+    }
+}
+
+fn write(target: &Target, run: &Run) -> Result<()> {
+    let path = path(&target.dir, &target.job);
+    // Runs of the same job that end together take turns, so that none loses another's count.
+    let _turn = disk::lock_dir(&target.dir, LOCK_WAIT)?;
+    let previous = match fs::read(&path) {
+        Ok(bytes) => parse(&String::from_utf8_lossy(&bytes)),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Values::default(),
+        Err(err) => {
+            tracing::warn!(
+                "cannot read {} ({err}); its counters start again from zero",
+                path.display()
+            );
+            Values::default()
+        }
+    };
+    let text = render(&target.job, &updated(previous, run));
+    // Not `*.prom`, so the textfile collector never reads it half-written.
+    let tmp = target.dir.join(format!(
+        ".crontap-run-{}.prom.{}.tmp",
+        target.job,
+        std::process::id()
+    ));
+    let written = fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .and_then(|()| fs::rename(&tmp, &path));
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written.with_context(|| format!("{}", path.display()))
+}
+
+fn seconds(t: SystemTime) -> f64 {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO);
+    // Milliseconds are precision enough, and keep the numbers short.
+    (d.as_millis() as f64) / 1000.0
+}
+
+fn updated(mut values: Values, run: &Run) -> Values {
+    let index = Counted::ALL
+        .iter()
+        .position(|c| *c == run.result)
+        .unwrap_or(1);
+    values.runs[index] += 1;
+    if run.ping_failed {
+        values.ping_failures += 1;
+    }
+    if run.result != Counted::Skipped {
+        let duration = run
+            .ended
+            .duration_since(run.started)
+            .unwrap_or(Duration::ZERO);
+        values.last = Some(Last {
+            start: seconds(run.started),
+            end: seconds(run.ended),
+            duration: duration.as_millis() as f64 / 1000.0,
+            exit: f64::from(run.exit),
+        });
+    }
+    if run.result == Counted::Succeeded {
+        values.last_success = Some(seconds(run.ended));
+    }
+    values
+}
+
+/// The values of a previous file; what cannot be read is left at its default.
+fn parse(text: &str) -> Values {
+    let mut values = Values::default();
+    let mut last = Last {
+        start: f64::NAN,
+        end: f64::NAN,
+        duration: f64::NAN,
+        exit: f64::NAN,
+    };
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some((series, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(value) = value.parse::<f64>() else {
+            continue;
+        };
+        if !value.is_finite() || value < 0.0 {
+            continue;
+        }
+        let (name, labels) = series.split_once('{').unwrap_or((series, ""));
+        let Some(name) = name.strip_prefix(PREFIX) else {
+            continue;
+        };
+        match name {
+            "last_start_timestamp_seconds" => last.start = value,
+            "last_end_timestamp_seconds" => last.end = value,
+            "last_duration_seconds" => last.duration = value,
+            "last_exit_code" => last.exit = value,
+            "last_success_timestamp_seconds" if value > 0.0 => values.last_success = Some(value),
+            "ping_failures_total" => values.ping_failures = value as u64,
+            "runs_total" => {
+                for (i, counted) in Counted::ALL.iter().enumerate() {
+                    if labels.contains(&format!("result=\"{}\"", counted.label())) {
+                        values.runs[i] = value as u64;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if [last.start, last.end, last.duration, last.exit]
+        .iter()
+        .all(|v| !v.is_nan())
+    {
+        values.last = Some(last);
+    }
+    values
+}
+
+/// The file's text: each metric with its `# HELP` and `# TYPE` lines.
+fn render(job: &str, values: &Values) -> String {
+    let job = escape(job);
+    let mut out = String::new();
+    let mut metric = |name: &str, kind: &str, help: &str, samples: &[(String, f64)]| {
+        let _ = writeln!(out, "# HELP {PREFIX}{name} {help}");
+        let _ = writeln!(out, "# TYPE {PREFIX}{name} {kind}");
+        for (labels, value) in samples {
+            let _ = writeln!(out, "{PREFIX}{name}{{{labels}}} {value}");
+        }
+    };
+    let job_only = format!("job=\"{job}\"");
+    if let Some(last) = values.last {
+        let gauges = [
+            (
+                "last_start_timestamp_seconds",
+                "When the last run that was not skipped started.",
+                last.start,
+            ),
+            (
+                "last_end_timestamp_seconds",
+                "When the last run that was not skipped ended.",
+                last.end,
+            ),
+            (
+                "last_duration_seconds",
+                "How long the last run that was not skipped took, attempts and waits included.",
+                last.duration,
+            ),
+            (
+                "last_exit_code",
+                "crontap-run's exit status for the last run that was not skipped.",
+                last.exit,
+            ),
+        ];
+        for (name, help, value) in gauges {
+            metric(name, "gauge", help, &[(job_only.clone(), value)]);
+        }
+    }
+    metric(
+        "last_success_timestamp_seconds",
+        "gauge",
+        "When the last successful run ended; 0 if none has succeeded yet.",
+        &[(job_only.clone(), values.last_success.unwrap_or(0.0))],
+    );
+    let runs: Vec<(String, f64)> = Counted::ALL
+        .iter()
+        .zip(values.runs)
+        .map(|(c, n)| (format!("{job_only},result=\"{}\"", c.label()), n as f64))
+        .collect();
+    metric(
+        "runs_total",
+        "counter",
+        "Runs of the job by result (a stopped run counts as failed).",
+        &runs,
+    );
+    metric(
+        "ping_failures_total",
+        "counter",
+        "Runs whose heartbeat ping could not be delivered.",
+        &[(job_only, values.ping_failures as f64)],
+    );
+    out
+}
+
+/// A label value as the text format wants it.
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> SystemTime {
+        humantime::parse_rfc3339(s).unwrap()
+    }
+
+    fn run(result: Counted, exit: u8, ping_failed: bool) -> Run {
+        Run {
+            result,
+            started: at("2026-11-29T00:00:00Z"),
+            ended: at("2026-11-29T00:01:12.5Z"),
+            exit,
+            ping_failed,
+        }
+    }
+
+    #[test]
+    fn counters_carry_over_and_the_last_success_is_kept() {
+        let first = updated(Values::default(), &run(Counted::Succeeded, 0, false));
+        let text = render("nightly", &first);
+        assert!(text.contains("crontap_run_runs_total{job=\"nightly\",result=\"succeeded\"} 1\n"));
+        assert!(text.contains("crontap_run_last_duration_seconds{job=\"nightly\"} 72.5\n"));
+        assert!(text.contains(
+            "crontap_run_last_success_timestamp_seconds{job=\"nightly\"} 1795910472.5\n"
+        ));
+        assert_eq!(parse(&text), first);
+
+        let mut failed = run(Counted::Failed, 3, true);
+        failed.ended = at("2026-11-30T00:00:03Z");
+        let second = updated(parse(&text), &failed);
+        let skipped = updated(second.clone(), &run(Counted::Skipped, 0, false));
+        assert_eq!(skipped.runs, [1, 1, 1]);
+        assert_eq!(skipped.ping_failures, 1);
+        // A skipped run changes no "last" value: the command did not run.
+        assert_eq!(skipped.last, second.last);
+        assert_eq!(skipped.last.unwrap().exit, 3.0);
+        assert_eq!(skipped.last_success, first.last_success);
+    }
+
+    #[test]
+    fn every_metric_has_help_and_type() {
+        let text = render(
+            "a",
+            &updated(Values::default(), &run(Counted::Skipped, 0, false)),
+        );
+        // Nothing ran yet: no "last" gauges, but a last success of 0 and all counters.
+        assert!(!text.contains("last_exit_code"));
+        assert!(text.contains("crontap_run_last_success_timestamp_seconds{job=\"a\"} 0\n"));
+        for result in ["succeeded", "failed", "skipped"] {
+            assert!(text.contains(&format!("result=\"{result}\"")), "{text}");
+        }
+        let names: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('{').next().unwrap())
+            .collect();
+        for name in names {
+            assert!(text.contains(&format!("# HELP {name} ")), "{name}");
+            assert!(text.contains(&format!("# TYPE {name} ")), "{name}");
+        }
+        assert_eq!(
+            parse("garbage\n{{{ 1\ncrontap_run_runs_total NaN\n"),
+            Values::default()
+        );
+    }
+
+    #[test]
+    fn unwritable_directory_is_an_error() {
+        let target = Target {
+            dir: PathBuf::from("/nonexistent/metrics"),
+            job: "j".into(),
+        };
+        assert!(write(&target, &run(Counted::Succeeded, 0, false)).is_err());
+        let tmp = tempfile::tempdir().unwrap();
+        let target = Target {
+            dir: tmp.path().to_owned(),
+            job: "j".into(),
+        };
+        write(&target, &run(Counted::Succeeded, 0, false)).unwrap();
+        write(&target, &run(Counted::Succeeded, 0, false)).unwrap();
+        let names: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["crontap-run-j.prom"], "no temporary file is left");
+        let text = fs::read_to_string(path(tmp.path(), "j")).unwrap();
+        assert!(text.contains("result=\"succeeded\"} 2\n"), "{text}");
+    }
+}

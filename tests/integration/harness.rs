@@ -410,7 +410,11 @@ impl Running {
                 Ok(line) => line,
                 Err(err) => {
                     let _ = self.child.kill();
-                    panic!("no {marker:?} line ({err}); saw {:?}", self.seen);
+                    panic!(
+                        "no {marker:?} line ({err}); saw {:?}; stderr {:?}",
+                        self.seen,
+                        self.stderr_so_far()
+                    );
                 }
             };
             self.seen.push_str(&line);

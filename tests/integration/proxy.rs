@@ -87,7 +87,16 @@ pub fn a_cut_off_holder_stops_before_another_host_starts(
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("log");
     let pid_a = dir.path().join("pid-a");
-    let options = ["--state-lease", "3s", "--no-overlap", "--job", "cut"];
+    // A loaded test machine may be slow to admit; that is not what this test is about.
+    let options = [
+        "--state-lease",
+        "3s",
+        "--state-timeout",
+        "60s",
+        "--no-overlap",
+        "--job",
+        "cut",
+    ];
     let script_a = format!(
         "echo $$ > '{pid}'; trap 'echo A stopped >> \"{log}\"; exit 0' TERM; echo ready; \
          while :; do sleep 0.05; done",

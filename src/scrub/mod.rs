@@ -5,8 +5,8 @@
 //! 1. exact values known to be secret ([`exact`]): the heartbeat URL and its parts, the
 //!    state store's credentials, and values of crontap-run's own environment variables
 //!    whose names look secret;
-//! 2. credentials by their shape ([`tokens`]): provider tokens, JWTs, private keys, long
-//!    high-entropy strings;
+//! 2. credentials by their shape ([`tokens`]): provider tokens (the table in
+//!    [`providers`]), JWTs, private keys, long high-entropy strings;
 //! 3. credentials by where they stand ([`structure`]): URL user info, headers, `curl -u`,
 //!    query parameters, `name=value` forms;
 //! 4. personal data ([`personal`]): e-mail addresses, card numbers, IBANs, phone numbers,
@@ -21,6 +21,7 @@
 pub mod exact;
 pub mod marker;
 pub mod personal;
+pub mod providers;
 pub mod sanitize;
 pub mod structure;
 pub mod tokens;

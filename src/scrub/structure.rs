@@ -92,6 +92,228 @@ const NOT_A_VALUE: &[&str] = &[
     "missing",
     "required",
     "mismatch",
+    "id",
+    "ids",
+    "name",
+    "names",
+    "arn",
+    "alias",
+    "label",
+    "endpoint",
+    "url",
+    "uri",
+    "fingerprint",
+    "hint",
+    "version",
+    "algorithm",
+    "format",
+    "rotation",
+    "count",
+    "ttl",
+];
+
+/// Secret words that stay secret with `id` after them: a session id, a Vault `secret_id`.
+const SECRET_IDS: &[&str] = &["session", "secret"];
+
+/// Words that, in a name, make a random-looking value a credential (`MAILGUN_KEY`,
+/// `datadog_app: …`) though the name alone is not a secret's: `key` in any position and the
+/// names of providers whose tokens have no shape of their own.
+const CREDENTIAL_CONTEXT: &[&str] = &[
+    "key",
+    "keys",
+    "pat",
+    "sid",
+    "hmac",
+    "license",
+    "licence",
+    "adafruit",
+    "adobe",
+    "airtable",
+    "algolia",
+    "alibaba",
+    "asana",
+    "atlassian",
+    "confluence",
+    "jira",
+    "bitbucket",
+    "bittrex",
+    "meraki",
+    "cloudflare",
+    "codecov",
+    "cohere",
+    "coinbase",
+    "confluent",
+    "contentful",
+    "datadog",
+    "discord",
+    "droneci",
+    "dropbox",
+    "etsy",
+    "facebook",
+    "fastly",
+    "finicity",
+    "finnhub",
+    "flickr",
+    "freshbooks",
+    "gitter",
+    "gocardless",
+    "heroku",
+    "hubspot",
+    "intercom",
+    "jfrog",
+    "artifactory",
+    "kraken",
+    "kucoin",
+    "launchdarkly",
+    "linear",
+    "linkedin",
+    "lob",
+    "looker",
+    "mailchimp",
+    "mailgun",
+    "mapbox",
+    "mattermost",
+    "messagebird",
+    "netlify",
+    "newrelic",
+    "nytimes",
+    "okta",
+    "plaid",
+    "rapidapi",
+    "sendbird",
+    "sentry",
+    "snyk",
+    "sonar",
+    "squarespace",
+    "sumo",
+    "sumologic",
+    "telegram",
+    "travis",
+    "twitch",
+    "twitter",
+    "typeform",
+    "yandex",
+    "zendesk",
+    "mistral",
+    "deepgram",
+    "assemblyai",
+    "clarifai",
+    "pusher",
+    "ably",
+    "mixpanel",
+    "amplitude",
+    "rollbar",
+    "bugsnag",
+    "pagerduty",
+    "opsgenie",
+    "splunk",
+    "loggly",
+    "logdna",
+    "papertrail",
+    "vercel",
+    "linode",
+    "vultr",
+    "hetzner",
+    "ovh",
+    "ibm",
+    "azure",
+    "gitea",
+    "gogs",
+    "trello",
+    "todoist",
+    "clickup",
+    "freshdesk",
+    "mailjet",
+    "postmark",
+    "vonage",
+    "nexmo",
+    "plivo",
+    "sinch",
+    "twilio",
+    "ngrok",
+    "pushover",
+    "pushbullet",
+    "openweather",
+    "mollie",
+    "paystack",
+    "razorpay",
+    "braintree",
+    "paypal",
+    "adyen",
+    "airbrake",
+    "honeybadger",
+    "raygun",
+    "logz",
+    "coveralls",
+    "circleci",
+    "appveyor",
+    "buildkite",
+    "bitrise",
+    "saucelabs",
+    "browserstack",
+    "lambdatest",
+    "shodan",
+    "censys",
+    "virustotal",
+    "clearbit",
+    "fullcontact",
+    "ipinfo",
+    "ipstack",
+    "positionstack",
+    "mapquest",
+    "tomtom",
+    "unsplash",
+    "pexels",
+    "giphy",
+    "spotify",
+    "soundcloud",
+    "youtube",
+    "vimeo",
+    "webex",
+    "calendly",
+    "docusign",
+    "hellosign",
+    "pandadoc",
+    "egnyte",
+    "backblaze",
+    "wasabi",
+    "storj",
+    "pinata",
+    "infura",
+    "etherscan",
+    "moralis",
+    "bscscan",
+    "polygonscan",
+    "covalent",
+    "nomics",
+    "coinmarketcap",
+    "coingecko",
+    "stripe",
+    "shopify",
+    "firebase",
+    "supabase",
+    "fauna",
+    "upstash",
+    "aiven",
+    "algolia",
+    "meilisearch",
+    "typesense",
+    "pinecone",
+    "weaviate",
+    "qdrant",
+    "openai",
+    "anthropic",
+    "huggingface",
+    "replicate",
+    "stability",
+    "elevenlabs",
+    "groq",
+    "perplexity",
+    "fireworks",
+    "voyage",
+    "jina",
+    "serpapi",
+    "tavily",
 ];
 
 static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
@@ -140,18 +362,67 @@ static QUERY_PARAM: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid pattern")
 });
 
-/// A name and its separator: `=`, `:`, `=>` (with any quotes and spaces around them), or
-/// spaces (for `--flag value`). The name is judged in code ([`names_a_secret`]) and only
-/// then is its value read ([`value_span`]), so the regex never scans a value: the scan
-/// stays linear however long the line.
-static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?x)
-        (?P<name>--?[A-Za-z][\w.\-]*|[A-Za-z_][\w.\-]*)
-        (?P<sep>\\?["']?[\ \t]*(?:=>|[:=])[\ \t]*|[\ \t]+)"#,
-    )
-    .expect("valid pattern")
-});
+/// The next name and its separator from `at` on: `(name start, name end, separator end)`.
+///
+/// A name is `--?[A-Za-z][\w.-]*` or `[A-Za-z_][\w.-]*`, the separator `=`, `:` or `=>`
+/// (with any quotes and spaces around them: `"name": `, `\"name\":`) or spaces (for
+/// `--flag value`). The name is judged in code ([`names_a_secret`]) and only then is its
+/// value read ([`value_span`]). This is a hand-written scan rather than a regex with
+/// captures: a line of many short names (`a=a=a=…`) costs one pass, not a regex call each.
+fn next_assignment(text: &str, mut at: usize) -> Option<(usize, usize, usize)> {
+    let b = text.as_bytes();
+    let is_name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-');
+    while at < text.len() {
+        let rest = &text[at..];
+        let Some(skip) = rest.find(is_name_char) else {
+            return None;
+        };
+        let run_start = at + skip;
+        let run_end = text[run_start..]
+            .find(|c: char| !is_name_char(c))
+            .map_or(text.len(), |n| run_start + n);
+        let starts_name = |p: usize| {
+            b[p].is_ascii_alphabetic()
+                || b[p] == b'_'
+                || b[p] == b'-'
+                    && (b.get(p + 1).is_some_and(u8::is_ascii_alphabetic)
+                        || b.get(p + 1) == Some(&b'-')
+                            && b.get(p + 2).is_some_and(u8::is_ascii_alphabetic))
+        };
+        let name_start = (run_start..run_end).find(|&p| starts_name(p));
+        if let (Some(start), Some(sep_end)) = (name_start, separator_at(b, run_end)) {
+            return Some((start, run_end, sep_end));
+        }
+        at = run_end;
+    }
+    None
+}
+
+/// End of the separator starting at `i`: `\?["']?[ \t]*(=>|:|=)[ \t]*`, else `[ \t]+`.
+fn separator_at(b: &[u8], i: usize) -> Option<usize> {
+    let blanks = |mut j: usize| {
+        while j < b.len() && matches!(b[j], b' ' | b'\t') {
+            j += 1;
+        }
+        j
+    };
+    let mut j = i;
+    if b.get(j) == Some(&b'\\') {
+        j += 1;
+    }
+    if matches!(b.get(j), Some(b'"' | b'\'')) {
+        j += 1;
+    }
+    j = blanks(j);
+    if b[j..].starts_with(b"=>") {
+        return Some(blanks(j + 2));
+    }
+    if matches!(b.get(j), Some(b':' | b'=')) {
+        return Some(blanks(j + 1));
+    }
+    let j = blanks(i);
+    (j > i).then_some(j)
+}
 
 /// Words that are not values but the start of a sentence about one (`password: must be at
 /// least 12 characters`, `token: missing`, `--password used`). Only bare values are checked.
@@ -186,7 +457,51 @@ const NOT_SECRETS: &[&str] = &[
     "ok",
     "rejected",
     "denied",
+    "via",
+    "from",
+    "in",
+    "on",
+    "at",
+    "for",
+    "with",
+    "of",
+    "to",
+    "and",
+    "or",
+    "the",
+    "a",
+    "an",
+    "instead",
+    "option",
+    "flag",
+    "argument",
+    "parameter",
+    "field",
+    "will",
+    "may",
+    "can",
+    "has",
+    "have",
+    "are",
+    "be",
+    "only",
+    "this",
+    "that",
+    "when",
+    "if",
+    "please",
+    "see",
 ];
+
+/// `token: 400 Bad Request`: an HTTP status and its reason, not a value.
+fn http_status_at(text: &str, start: usize) -> bool {
+    let b = text.as_bytes();
+    let digits = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+    digits == 3
+        && matches!(b[start], b'1'..=b'5')
+        && b.get(start + 3) == Some(&b' ')
+        && b.get(start + 4).is_some_and(u8::is_ascii_uppercase)
+}
 
 /// Words that introduce the credential in an `Authorization` value.
 const AUTH_SCHEMES: &[&str] = &[
@@ -281,20 +596,27 @@ fn redact_assignments(text: &str) -> Cow<'_, str> {
     let mut out = String::new();
     let mut copied = 0;
     let mut at = 0;
-    while let Some(caps) = ASSIGNMENT.captures_at(text, at) {
-        let (Some(name), Some(sep)) = (caps.name("name"), caps.name("sep")) else {
-            break;
-        };
-        at = name.end();
+    while let Some((name_start, name_end, sep_end)) = next_assignment(text, at) {
+        let name = &text[name_start..name_end];
+        at = name_end;
         // `word value` is prose; only `--flag value` pairs count.
-        let spaced = sep.as_str().trim_matches([' ', '\t']).is_empty();
-        if spaced && !name.as_str().starts_with('-') || !names_a_secret(name.as_str()) {
+        let spaced = text[name_end..sep_end].trim_matches([' ', '\t']).is_empty();
+        if spaced && !name.starts_with('-') {
             continue;
         }
-        let (value_start, value_end) = value_span(text, sep.end());
+        let strong = names_a_secret(name);
+        if !strong && !names_a_credential_context(name) {
+            continue;
+        }
+        let (value_start, value_end) = value_span(text, sep_end);
         let value = &text[value_start..value_end];
+        if !strong && !looks_generated(value) {
+            continue;
+        }
         let quoted = value_start > 0 && text[..value_start].ends_with(['"', '\'']);
-        let prose = !quoted && NOT_SECRETS.iter().any(|w| value.eq_ignore_ascii_case(w));
+        let prose = !quoted
+            && (NOT_SECRETS.iter().any(|w| value.eq_ignore_ascii_case(w))
+                || http_status_at(text, value_start));
         if value.is_empty()
             || prose
             || text[value_start..].starts_with(REDACTED)
@@ -317,7 +639,17 @@ fn redact_assignments(text: &str) -> Cow<'_, str> {
 /// Whether a name (`DB_PASSWORD`, `apiKey`, `--auth-token`, `x.client_secret`) is that of
 /// a secret.
 pub fn names_a_secret(name: &str) -> bool {
+    // The shortest secret word has three letters (`pwd`, `dsn`).
+    if name.len() < 3 {
+        return false;
+    }
     let parts = split_name(name.trim_start_matches('-'));
+    if let [.., before, last] = parts.as_slice()
+        && last == "id"
+        && SECRET_IDS.contains(&before.as_str())
+    {
+        return true;
+    }
     if parts
         .last()
         .is_some_and(|last| NOT_A_VALUE.contains(&last.as_str()))
@@ -326,11 +658,81 @@ pub fn names_a_secret(name: &str) -> bool {
     }
     parts.iter().enumerate().any(|(i, part)| {
         SECRET_WORDS.contains(&part.as_str())
-            // Run-together names such as PGPASSWORD or MYSQL_ROOTPASSWD.
+            // Run-together names such as PGPASSWORD, MYSQL_ROOTPASSWD or NGROK_AUTHTOKEN.
             || part.contains("password")
             || part.contains("passwd")
+            || part.contains("secret") && !part.contains("secretar")
+            || part.ends_with("token") || part.ends_with("tokens")
+            || part.ends_with("apikey")
             || (part == "key" && i > 0 && KEY_QUALIFIERS.contains(&parts[i - 1].as_str()))
     })
+}
+
+/// Whether a name that is not a secret's still says that a random-looking value is a
+/// credential: it holds `key` (`MAILGUN_KEY`, `licenseKey`) or a provider's name.
+pub fn names_a_credential_context(name: &str) -> bool {
+    if name.len() < 3 {
+        return false;
+    }
+    let parts = split_name(name.trim_start_matches('-'));
+    if parts.last().is_some_and(|last| {
+        NOT_A_VALUE.contains(&last.as_str()) || NOT_A_KEY.contains(&last.as_str())
+    }) || parts.iter().any(|p| NOT_A_KEY.contains(&p.as_str()))
+    {
+        return false;
+    }
+    parts.iter().any(|part| {
+        CREDENTIAL_CONTEXT.contains(&part.as_str()) || part.ends_with("key") && part.len() > 3
+    })
+}
+
+/// Words before `key` that make it a database or cache key, not a credential.
+const NOT_A_KEY: &[&str] = &[
+    "primary",
+    "foreign",
+    "partition",
+    "sort",
+    "cache",
+    "routing",
+    "object",
+    "row",
+    "hash",
+    "shard",
+    "lookup",
+    "dedup",
+    "idempotency",
+    "unique",
+    "composite",
+    "public",
+    "pub",
+    "monkey",
+    "hotkey",
+    "turkey",
+    "whiskey",
+    "jockey",
+    "hockey",
+    "donkey",
+];
+
+/// A value shaped like a generated credential: 16 to 512 characters of the token alphabet,
+/// with letters and digits, not a path, and not mostly words.
+pub fn looks_generated(value: &str) -> bool {
+    let b = value.as_bytes();
+    if !(16..=512).contains(&b.len())
+        || !b
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || b"_-+/=.~".contains(&c))
+        || !b.iter().any(u8::is_ascii_digit)
+        || !b.iter().any(u8::is_ascii_alphabetic)
+        || b.starts_with(b"/")
+        || b.starts_with(b".")
+    {
+        return false;
+    }
+    let separators = b.iter().filter(|c| b"_-/.".contains(c)).count();
+    // Dotted versions, paths and kebab-case names have many separators; UUIDs have four.
+    let uuid_like = b.len() == 36 && separators == 4;
+    uuid_like || separators * 6 <= b.len()
 }
 
 /// `DB_PASSWORD` → [db, password]; `apiKey` → [api, key]; `X-Amz-Signature` → [x, amz,

@@ -12,9 +12,10 @@
 //! 4. personal data ([`personal`]): e-mail addresses, card numbers, IBANs, phone numbers,
 //!    public IP addresses.
 //!
-//! Two helpers stand beside the layers: [`traces`] collapses stack traces before the
-//! summary picks its line, and [`sanitize`] strips control characters and escapes from
-//! anything that leaves the program.
+//! Helpers stand beside the layers: [`traces`] collapses stack traces before the summary
+//! picks its line (after [`wrappers`] removes log prefixes and SQLAlchemy tails around
+//! them), and [`sanitize`] strips control characters and escapes from anything that leaves
+//! the program.
 //!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
@@ -26,6 +27,7 @@ pub mod sanitize;
 pub mod structure;
 pub mod tokens;
 pub mod traces;
+pub mod wrappers;
 
 use std::ffi::OsString;
 

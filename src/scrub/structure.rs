@@ -355,6 +355,82 @@ static CONNECTION_STRING: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid pattern")
 });
 
+/// DSNs without a scheme: Go's MySQL driver (`user:pass@tcp(host:3306)/db`), Oracle easy
+/// connect (`scott/tiger@//host:1521/svc`, `scott/tiger@host:1521/svc`), and
+/// `user:pass@host:port/db` as libraries print them. Group 1 is the user info.
+static BARE_DSN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:^|[\s'\x22=(,])([A-Za-z0-9_.$#\-]*:[^\s@/'\x22]+|[A-Za-z0-9_.$#\-]+/[^\s@/'\x22]+)",
+        r"@(?:(?:tcp|tcp6|udp|unix)\(|//[A-Za-z0-9.\-\[]|[A-Za-z0-9.\-]+:[0-9]{2,5}\b)",
+    ))
+    .expect("valid pattern")
+});
+
+/// A `.netrc` line (`machine host login user password secret`, also `default …`), quoted
+/// in an error message. Group 1 is everything up to the password; group 2 the password.
+static NETRC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(\b(?:machine\s+\S+\s+|default\s+)login\s+\S+(?:\s+account\s+\S+)?\s+password\s+)",
+        r"(\S+)",
+    ))
+    .expect("valid pattern")
+});
+
+/// A percent-encoded `name=value` or `"name":"value"` (`password%3Dhunter2`,
+/// `%22token%22%3A%22…%22`): group 1 the name, group 2 the separator.
+static ENCODED_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)([A-Za-z_][A-Za-z0-9_.\-]*)((?:%22)?(?:%3D|%3A)(?:%20)*(?:%22)?)")
+        .expect("valid pattern")
+});
+
+/// The end of a percent-encoded value starting at `start`: before white space, `&`, a quote,
+/// or an encoded `&`, `"`, `,`, space or `}`.
+fn encoded_value_end(text: &str, start: usize) -> usize {
+    let b = text.as_bytes();
+    let mut i = start;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() || matches!(b[i], b'&' | b'"' | b'\'' | b';') {
+            break;
+        }
+        if b[i] == b'%' && b.len() >= i + 3 {
+            let code = text[i + 1..i + 3].to_ascii_uppercase();
+            if matches!(code.as_str(), "26" | "22" | "2C" | "20" | "7D" | "27") {
+                break;
+            }
+        }
+        i += 1;
+    }
+    i
+}
+
+fn redact_encoded_assignments(text: &str) -> Cow<'_, str> {
+    if !text.contains('%') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for caps in ENCODED_ASSIGNMENT.captures_iter(text) {
+        let (Some(name), Some(sep)) = (caps.get(1), caps.get(2)) else {
+            continue;
+        };
+        if name.start() < copied || !names_a_secret(name.as_str()) {
+            continue;
+        }
+        let end = encoded_value_end(text, sep.end());
+        if end == sep.end() || text[sep.end()..].starts_with(REDACTED) {
+            continue;
+        }
+        out.push_str(&text[copied..sep.end()]);
+        out.push_str(REDACTED);
+        copied = end;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
 static QUERY_PARAM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)([?&](?:access_token|refresh_token|id_token|auth_token|api_key|apikey|api-key|key|sig|signature|client_secret|code|password|passwd|token|secret|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)([^&;\s#'\x22<>\[][^&;\s#'\x22<>]*)",
@@ -579,6 +655,17 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         }
     });
     replace(&mut text, &QUERY_PARAM, |c| format!("{}{REDACTED}", &c[1]));
+    replace(&mut text, &BARE_DSN, |c| {
+        let whole = &c[0];
+        let user_info = c.get(1).expect("group 1 always takes part");
+        let lead = &whole[..user_info.start() - c.get(0).map_or(0, |m| m.start())];
+        let rest = &whole[user_info.end() - c.get(0).map_or(0, |m| m.start())..];
+        format!("{lead}{REDACTED}{rest}")
+    });
+    replace(&mut text, &NETRC, |c| format!("{}{REDACTED}", &c[1]));
+    if let Cow::Owned(new) = redact_encoded_assignments(&text) {
+        text = Cow::Owned(new);
+    }
     if let Cow::Owned(new) = redact_assignments(&text) {
         text = Cow::Owned(new);
     }
@@ -964,6 +1051,88 @@ mod tests {
             r("curl -u 'deploy:a b' https://x"),
             "curl -u [REDACTED] https://x"
         );
+    }
+
+    #[test]
+    fn credential_context_needs_a_generated_value() {
+        assert_eq!(
+            r("MAILGUN_KEY=0123456789abcdef0123456789abcdef"),
+            "MAILGUN_KEY=[REDACTED]"
+        );
+        assert_eq!(
+            r(r#"{"datadog_app": "k3j4h5g6f7d8s9a0q1w2e3r4"}"#),
+            r#"{"datadog_app": "[REDACTED]"}"#
+        );
+        assert_eq!(
+            r("license_key: 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed"),
+            "license_key: [REDACTED]"
+        );
+        for text in [
+            "key=user_id value=7",
+            "primary_key=0123456789abcdef0123456789abcdef",
+            "cache_key=v2-deps-0123456789abcdef",
+            "api_key_id=billing-prod-key",
+            "credentialsId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d'",
+            "token_endpoint=https://oauth2.example.com/token",
+            "sentry_version=1.40.0-rc1",
+            "WARN passing --password via the CLI is insecure",
+            "oauth2: cannot fetch token: 400 Bad Request",
+        ] {
+            assert_eq!(r(text), text);
+        }
+        assert_eq!(r("session_id=abc123"), "session_id=[REDACTED]");
+        assert_eq!(r("secret_id: s3cr3t-id"), "secret_id: [REDACTED]");
+        assert_eq!(r("NGROK_AUTHTOKEN=x9y8z7"), "NGROK_AUTHTOKEN=[REDACTED]");
+    }
+
+    #[test]
+    fn dsns_without_a_scheme() {
+        assert_eq!(
+            r("dsn user:pa55@tcp(db:3306)/app failed"),
+            "dsn [REDACTED]@tcp(db:3306)/app failed"
+        );
+        assert_eq!(
+            r("sqlplus scott/tiger@//db.example.com:1521/ORCL"),
+            "sqlplus [REDACTED]@//db.example.com:1521/ORCL"
+        );
+        assert_eq!(
+            r("connect app:s3cret@db.internal:5432/orders"),
+            "connect [REDACTED]@db.internal:5432/orders"
+        );
+        for text in [
+            "fatal: could not read from git@github.com:org/repo.git",
+            "npm install lodash/fp@4.17.21 @scope/pkg@1.2.3",
+            "at 12:30 ops@example.com wrote",
+        ] {
+            assert_eq!(r(text), text);
+        }
+    }
+
+    #[test]
+    fn netrc_lines() {
+        assert_eq!(
+            r("bad line in ~/.netrc: machine api.example.com login deploy password s3cr3t"),
+            "bad line in ~/.netrc: machine api.example.com login deploy password [REDACTED]"
+        );
+        assert_eq!(
+            r("default login anonymous password guest-pw"),
+            "default login anonymous password [REDACTED]"
+        );
+        let prose = "machine learning password reset flow failed";
+        assert_eq!(r(prose), prose);
+    }
+
+    #[test]
+    fn percent_encoded_assignments() {
+        assert_eq!(
+            r("body=user%3Djane%26password%3Dhunter%252%26x%3D1"),
+            "body=user%3Djane%26password%3D[REDACTED]%26x%3D1"
+        );
+        assert_eq!(
+            r("q=%7B%22api_key%22%3A%22k-123%22%7D"),
+            "q=%7B%22api_key%22%3A%22[REDACTED]%22%7D"
+        );
+        assert_eq!(r("path=%2Fhome%2Fapp"), "path=%2Fhome%2Fapp");
     }
 
     #[test]

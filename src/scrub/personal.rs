@@ -115,7 +115,7 @@ static PHONE_LOCAL: LazyLock<Regex> = LazyLock::new(|| {
     compile(concat!(
         r"(?i)\b(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|sms|whatsapp|call|",
         r"telefon|telefono|téléphone|portable|handy|rufnummer|numéro|número)\b",
-        r#"[\s:=#"'.,()\-]{0,4}(?:(?:number|no|nr|num)\b[\s:=#"'.,()\-]{0,4})?"#,
+        r#"[\s:=#"'.,()\-]{0,4}(?:(?:number|no|nr|num|to|at|on|is|via)\b[\s:=#"'.,()\-]{0,4}){0,2}"#,
         r"(\(?0[0-9]{1,4}\)?(?:[ .\-/]?[0-9]{2,8}){1,5})",
     ))
 });
@@ -787,6 +787,7 @@ mod tests {
             ("phone: 020 7946 0958", "phone: [REDACTED]"),
             ("tel. 06 12 34 56 78 busy", "tel. [REDACTED] busy"),
             ("Telefon 030 1234567", "Telefon [REDACTED]"),
+            ("sms to 0049 30 1234567 failed", "sms to [REDACTED] failed"),
         ] {
             assert_redacted(input, expected);
         }

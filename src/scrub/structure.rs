@@ -376,6 +376,41 @@ static NETRC: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid pattern")
 });
 
+/// XML settings that name the secret in an attribute: NuGet's
+/// `<add key="ClearTextPassword" value="…"/>`, .NET `appSettings`. Group 1 is the name,
+/// group 2 the value.
+static KEY_VALUE_ATTRIBUTES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\bkey\s*=\s*"([^"\n]{1,64})"\s+value\s*=\s*"([^"\n]*)""#)
+        .expect("valid pattern")
+});
+
+fn redact_key_value_attributes(text: &str) -> Cow<'_, str> {
+    if !text.contains("value") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for caps in KEY_VALUE_ATTRIBUTES.captures_iter(text) {
+        let (Some(name), Some(value)) = (caps.get(1), caps.get(2)) else {
+            continue;
+        };
+        if !names_a_secret(name.as_str())
+            || value.as_str().is_empty()
+            || value.as_str().starts_with(REDACTED)
+        {
+            continue;
+        }
+        out.push_str(&text[copied..value.start()]);
+        out.push_str(REDACTED);
+        copied = value.end();
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
 /// A percent-encoded `name=value` or `"name":"value"` (`password%3Dhunter2`,
 /// `%22token%22%3A%22…%22`): group 1 the name, group 2 the separator.
 static ENCODED_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -663,6 +698,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         format!("{lead}{REDACTED}{rest}")
     });
     replace(&mut text, &NETRC, |c| format!("{}{REDACTED}", &c[1]));
+    if let Cow::Owned(new) = redact_key_value_attributes(&text) {
+        text = Cow::Owned(new);
+    }
     if let Cow::Owned(new) = redact_encoded_assignments(&text) {
         text = Cow::Owned(new);
     }
@@ -1106,6 +1144,16 @@ mod tests {
         ] {
             assert_eq!(r(text), text);
         }
+    }
+
+    #[test]
+    fn secrets_named_in_attributes() {
+        assert_eq!(
+            r(r#"<add key="ClearTextPassword" value="feed-pw" />"#),
+            r#"<add key="ClearTextPassword" value="[REDACTED]" />"#
+        );
+        let kept = r#"<add key="Username" value="deploy" />"#;
+        assert_eq!(r(kept), kept);
     }
 
     #[test]

@@ -27,10 +27,16 @@
 //!    Random tokens that stay (calibrated): base62 0.8 % at 32 chars, 0.4 % at 40, 0.01 % at
 //!    64; standard base64 up to 1.6 % (a leading `/` reads as a path).
 //!
-//! Not handled: lower- or upper-case-only random tokens (base36, base32) and hex secrets (a
-//! Twilio auth token, legacy Heroku UUID keys) look like ids and digests; legacy Vault `s.`
-//! tokens; PuTTY key files. Base64 of ordinary text goes like any token (`user:pass` in base64
-//! is a credential), as do opaque base64 request ids and certificate bodies.
+//!    Tokens of one case (random base36 or base32: legacy Azure DevOps PATs, TOTP seeds)
+//!    go by their own rule ([`looks_random_single_case`]): letters and digits only, 32 or
+//!    more, not hex, 10–60 % digits (5 % when they are base32's 2–7) switching with
+//!    letters often, entropy at least
+//!    [`MIN_SINGLE_CASE_ENTROPY_BITS`].
+//!
+//! Not handled here: hex secrets (a Twilio auth token, a Datadog key) look like digests and
+//! go only after a name that says what they are ([`super::structure`]); PuTTY key files.
+//! Base64 of ordinary text goes like any token (`user:pass` in base64 is a credential), as
+//! do opaque base64 request ids and certificate bodies.
 //!
 //! Replacements never create a new match, so [`redact`] is idempotent. Patterns compile on
 //! first use.
@@ -312,7 +318,7 @@ fn looks_secret(token: &str) -> bool {
 }
 
 /// The rule for tokens of one case (base36, base32, lower-case ids): only letters and
-/// digits, at least [`MIN_TOKEN_LEN`] of them, not hex, digits between 10 % and 60 %, letters
+/// digits, at least [`MIN_TOKEN_LEN`] of them, not hex, digits between 10 % (5 % for base32) and 60 %, letters
 /// and digits alternating often (random text switches at about every third character, words
 /// with a number at the end do not), and high entropy.
 fn looks_random_single_case(b: &[u8]) -> bool {
@@ -324,9 +330,14 @@ fn looks_random_single_case(b: &[u8]) -> bool {
         .windows(2)
         .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
         .count();
-    digits * 10 >= b.len()
+    // Base32 uses only the digits 2–7, and fewer of them: a looser bound for it.
+    let base32 = b
+        .iter()
+        .all(|c| !c.is_ascii_digit() || (b'2'..=b'7').contains(c));
+    let (least_digits, least_switches) = if base32 { (20, 8) } else { (10, 5) };
+    digits * least_digits >= b.len()
         && digits * 10 <= b.len() * 6
-        && switches * 5 >= b.len()
+        && switches * least_switches >= b.len()
         && entropy(b) >= MIN_SINGLE_CASE_ENTROPY_BITS
 }
 
@@ -588,6 +599,34 @@ mod tests {
             redact(&format!("token '{tok}'.")),
             format!("token '{REDACTED}'.")
         );
+    }
+
+    #[test]
+    fn single_case_random_tokens() {
+        let lower36 = format!("{}{DIGITS}", UPPER.to_ascii_lowercase());
+        let base32 = format!("{UPPER}234567");
+        for seed in 0..50 {
+            for token in [rnd(&lower36, 40, seed), rnd(&base32, 52, seed)] {
+                assert_eq!(
+                    redact(&format!("got {token} ok")),
+                    format!("got {REDACTED} ok")
+                );
+            }
+        }
+        for text in [
+            "kubernetesdeployment1replicaset2pod3container4".to_owned(),
+            "ERRCONNECTIONTIMEDOUTWHILEWAITINGFORRESPONSE42".to_owned(),
+            format!("sha1 {}", rnd(HEX, 40, 3)),
+            format!("tag {}", rnd(&lower36, 31, 4)),
+            "/nix/store/0c0b9i3k7x2m5q8r1t4w6y9z3a5c7e9g-glibc-2.37/lib".to_owned(),
+            "Host key fingerprint is SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8".to_owned(),
+        ] {
+            assert!(
+                matches!(redact(&text), Cow::Borrowed(_)),
+                "changed: {text:?} -> {:?}",
+                redact(&text)
+            );
+        }
     }
 
     #[test]

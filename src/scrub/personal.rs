@@ -101,7 +101,7 @@ const IBAN_LENGTHS: &[(&str, usize)] = &[
 /// words after a word that names it.
 static SSN: LazyLock<Regex> = LazyLock::new(|| {
     compile(concat!(
-        r"(?i)\b(?:ssn|ss#|social[ _\-]security(?:[ _\-](?:number|no|#))?|itin|ein|tin|",
+        r"(?i-u)\b(?:ssn|ss#|social[ _\-]security(?:[ _\-](?:number|no|#))?|itin|ein|tin|",
         r"tax(?:payer)?[ _\-]?(?:id|identification)(?:[ _\-](?:number|no))?|fein)\b",
         r#"[\s:=#"'(),.\-]{0,6}(?:[A-Za-z]+[\s:=#"'(),.\-]{1,4}){0,3}"#,
         r"([0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{2}-[0-9]{7}|[0-9]{9})\b",
@@ -113,7 +113,7 @@ static SSN: LazyLock<Regex> = LazyLock::new(|| {
 /// a phone, since such digits are otherwise any number.
 static PHONE_LOCAL: LazyLock<Regex> = LazyLock::new(|| {
     compile(concat!(
-        r"(?i)\b(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|sms|whatsapp|call|",
+        r"(?i-u)\b(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|sms|whatsapp|call|",
         r"telefon|telefono|téléphone|portable|handy|rufnummer|numéro|número)\b",
         r#"[\s:=#"'.,()\-]{0,4}(?:(?:number|no|nr|num|to|at|on|is|via)\b[\s:=#"'.,()\-]{0,4}){0,2}"#,
         r"(\(?0[0-9]{1,4}\)?(?:[ .\-/]?[0-9]{2,8}){1,5})",

@@ -318,9 +318,9 @@ fn looks_secret(token: &str) -> bool {
 }
 
 /// The rule for tokens of one case (base36, base32, lower-case ids): only letters and
-/// digits, at least [`MIN_TOKEN_LEN`] of them, not hex, digits between 10 % (5 % for base32) and 60 %, letters
-/// and digits alternating often (random text switches at about every third character, words
-/// with a number at the end do not), and high entropy.
+/// digits, at least [`MIN_TOKEN_LEN`] of them, not hex, 10 % to 60 % digits (5 % for base32),
+/// letters and digits alternating often (random text switches at about every third
+/// character, words with a number at the end do not), and high entropy.
 fn looks_random_single_case(b: &[u8]) -> bool {
     if b.len() < MIN_TOKEN_LEN || !b.iter().all(u8::is_ascii_alphanumeric) {
         return false;

@@ -485,9 +485,7 @@ fn next_assignment(text: &str, mut at: usize) -> Option<(usize, usize, usize)> {
     let is_name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-');
     while at < text.len() {
         let rest = &text[at..];
-        let Some(skip) = rest.find(is_name_char) else {
-            return None;
-        };
+        let skip = rest.find(is_name_char)?;
         let run_start = at + skip;
         let run_end = text[run_start..]
             .find(|c: char| !is_name_char(c))

@@ -722,18 +722,17 @@ fn redact_assignments(text: &str) -> Cow<'_, str> {
     while let Some((name_start, name_end, sep_end)) = next_assignment(text, at) {
         let name = &text[name_start..name_end];
         at = name_end;
-        // `word value` is prose; only `--flag value` pairs count.
+        // `word value` is prose; `--flag value` pairs count, and so does a credential word
+        // right before a value that can only be a generated credential (`api key 9f…`).
         let spaced = text[name_end..sep_end].trim_matches([' ', '\t']).is_empty();
-        if spaced && !name.starts_with('-') {
-            continue;
-        }
+        let prose_pair = spaced && !name.starts_with('-');
         let strong = names_a_secret(name);
         if !strong && !names_a_credential_context(name) {
             continue;
         }
         let (value_start, value_end) = value_span(text, sep_end);
         let value = &text[value_start..value_end];
-        if !strong && !looks_generated(value) {
+        if prose_pair && !looks_generated_strictly(value) || !strong && !looks_generated(value) {
             continue;
         }
         let quoted = value_start > 0 && text[..value_start].ends_with(['"', '\'']);
@@ -836,6 +835,24 @@ const NOT_A_KEY: &[&str] = &[
     "hockey",
     "donkey",
 ];
+
+/// A value that can only be a generated credential, even in prose: 20 to 512 letters and
+/// digits (and `_`), with digits, and mixed case, or 32+ hex, or one case with a quarter
+/// digits. `v2-deps-3f2a1b4c` and `SHA256:…` are not.
+fn looks_generated_strictly(value: &str) -> bool {
+    let b = value.as_bytes();
+    if !(20..=512).contains(&b.len())
+        || !b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        || !b.iter().any(u8::is_ascii_digit)
+    {
+        return false;
+    }
+    let upper = b.iter().any(u8::is_ascii_uppercase);
+    let lower = b.iter().any(u8::is_ascii_lowercase);
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let hex = b.iter().all(u8::is_ascii_hexdigit);
+    upper && lower || hex && b.len() >= 32 || !hex && digits * 4 >= b.len()
+}
 
 /// A value shaped like a generated credential: 16 to 512 characters of the token alphabet,
 /// with letters and digits, not a path, and not mostly words.
@@ -1113,6 +1130,22 @@ mod tests {
             "sentry_version=1.40.0-rc1",
             "WARN passing --password via the CLI is insecure",
             "oauth2: cannot fetch token: 400 Bad Request",
+        ] {
+            assert_eq!(r(text), text);
+        }
+        assert_eq!(
+            r("twilio auth token 0123456789abcdef0123456789abcdef rejected"),
+            "twilio auth token [REDACTED] rejected"
+        );
+        assert_eq!(
+            r("using api key k3J9xQ2mP7vL4nR8tW1yZ5 for upload"),
+            "using api key [REDACTED] for upload"
+        );
+        for text in [
+            "cache key v2-deps-3f2a1b4c5d6e7f80 restored",
+            "token for service account \"deployer\" expires in 3 days",
+            "key fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+            "secret rotation 20261129 done",
         ] {
             assert_eq!(r(text), text);
         }

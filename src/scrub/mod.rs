@@ -21,6 +21,7 @@
 
 pub mod exact;
 pub mod marker;
+pub mod names;
 pub mod personal;
 pub mod providers;
 pub mod sanitize;

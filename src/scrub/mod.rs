@@ -5,26 +5,30 @@
 //! 1. exact values known to be secret ([`exact`]): the heartbeat URL and its parts, the
 //!    state store's credentials, and values of crontap-run's own environment variables
 //!    whose names look secret;
-//! 2. credentials by their shape ([`tokens`]): provider tokens, JWTs, private keys, long
-//!    high-entropy strings;
+//! 2. credentials by their shape ([`tokens`]): provider tokens (the table in
+//!    [`providers`]), JWTs, private keys, long high-entropy strings;
 //! 3. credentials by where they stand ([`structure`]): URL user info, headers, `curl -u`,
 //!    query parameters, `name=value` forms;
 //! 4. personal data ([`personal`]): e-mail addresses, card numbers, IBANs, phone numbers,
 //!    public IP addresses.
 //!
-//! Two helpers stand beside the layers: [`traces`] collapses stack traces before the
-//! summary picks its line, and [`sanitize`] strips control characters and escapes from
-//! anything that leaves the program.
+//! Helpers stand beside the layers: [`traces`] collapses stack traces before the summary
+//! picks its line (after [`wrappers`] removes log prefixes and SQLAlchemy tails around
+//! them), and [`sanitize`] strips control characters and escapes from anything that leaves
+//! the program.
 //!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
 pub mod exact;
 pub mod marker;
+pub mod names;
 pub mod personal;
+pub mod providers;
 pub mod sanitize;
 pub mod structure;
 pub mod tokens;
 pub mod traces;
+pub mod wrappers;
 
 use std::ffi::OsString;
 

@@ -40,13 +40,84 @@ fn compile(pattern: &str) -> Regex {
 }
 
 /// Candidate e-mail: a maximal run of local-part characters, `@`, domain characters.
-static EMAIL: LazyLock<Regex> = LazyLock::new(|| compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+"));
+static EMAIL: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"[A-Za-z0-9._%+\-]+(?:@|%40)[A-Za-z0-9.\-]+"));
 
 /// A maximal run of digit groups joined by single spaces or dashes.
 static DIGIT_RUN: LazyLock<Regex> = LazyLock::new(|| compile(r"[0-9]+(?:[ \-][0-9]+)*"));
 
 static IBAN: LazyLock<Regex> = LazyLock::new(|| {
     compile(r"[A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?)")
+});
+
+/// A lower-case IBAN, unbroken or in groups of four: valid only at its country's length.
+static IBAN_LOWER: LazyLock<Regex> = LazyLock::new(|| {
+    compile(r"[a-z]{2}[0-9]{2}(?:[a-z0-9]{11,30}|(?: [a-z0-9]{4}){2,7}(?: [a-z0-9]{1,4})?)")
+});
+
+/// IBAN lengths of the countries whose IBANs turn up in lower case (ISO 13616 registry).
+const IBAN_LENGTHS: &[(&str, usize)] = &[
+    ("at", 20),
+    ("be", 16),
+    ("ch", 21),
+    ("cz", 24),
+    ("de", 22),
+    ("dk", 18),
+    ("es", 24),
+    ("fi", 18),
+    ("fr", 27),
+    ("gb", 22),
+    ("gr", 27),
+    ("hr", 21),
+    ("hu", 28),
+    ("ie", 22),
+    ("it", 27),
+    ("li", 21),
+    ("lt", 20),
+    ("lu", 20),
+    ("lv", 21),
+    ("mt", 31),
+    ("nl", 18),
+    ("no", 15),
+    ("pl", 28),
+    ("pt", 25),
+    ("ro", 24),
+    ("se", 24),
+    ("si", 19),
+    ("sk", 24),
+    ("bg", 22),
+    ("cy", 28),
+    ("ee", 20),
+    ("is", 26),
+    ("tr", 26),
+    ("ua", 29),
+    ("ae", 23),
+    ("sa", 24),
+    ("il", 23),
+    ("br", 29),
+];
+
+/// A US social security or taxpayer number (`123-45-6789`, `12-3456789`) within a few
+/// words after a word that names it.
+static SSN: LazyLock<Regex> = LazyLock::new(|| {
+    compile(concat!(
+        r"(?i-u)\b(?:ssn|ss#|social[ _\-]security(?:[ _\-](?:number|no|#))?|itin|ein|tin|",
+        r"tax(?:payer)?[ _\-]?(?:id|identification)(?:[ _\-](?:number|no))?|fein)\b",
+        r#"[\s:=#"'(),.\-]{0,6}(?:[A-Za-z]+[\s:=#"'(),.\-]{1,4}){0,3}"#,
+        r"([0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{2}-[0-9]{7}|[0-9]{9})\b",
+    ))
+});
+
+/// A phone number written without a country code (`020 7946 0958`, `06 12 34 56 78`,
+/// `0049 30 1234567`): a `0`, 8 to 13 digits in groups. Only right after a word that names
+/// a phone, since such digits are otherwise any number.
+static PHONE_LOCAL: LazyLock<Regex> = LazyLock::new(|| {
+    compile(concat!(
+        r"(?i-u)\b(?:phone|tel|telephone|mobile|mob|cell|cellphone|fax|sms|whatsapp|call|",
+        r"telefon|telefono|téléphone|portable|handy|rufnummer|numéro|número)\b",
+        r#"[\s:=#"'.,()\-]{0,4}(?:(?:number|no|nr|num|to|at|on|is|via)\b[\s:=#"'.,()\-]{0,4}){0,2}"#,
+        r"(\(?0[0-9]{1,4}\)?(?:[ .\-/]?[0-9]{2,8}){1,5})",
+    ))
 });
 
 /// `+` country code, optional trunk `(0)`, then digit groups (one may be in parentheses).
@@ -99,6 +170,7 @@ fn redact_once(text: &str) -> Option<String> {
     cards(text, &mut spans);
     ibans(text, &mut spans);
     phones(text, &mut spans);
+    context_numbers(text, &mut spans);
     ipv4s(text, &mut spans);
     ipv6s(text, &mut spans);
     if spans.is_empty() {
@@ -188,11 +260,19 @@ fn scan(
 fn emails(text: &str, spans: &mut Vec<Range<usize>>) {
     for m in EMAIL.find_iter(text) {
         let s = m.as_str();
-        let Some(at) = s.find('@') else { continue };
+        // Percent-encoded (`jane%40example.com`, in a URL or a form body) counts too.
+        let (at, at_len) = match s.find('@') {
+            Some(at) => (at, 1),
+            None => match s.find("%40") {
+                Some(at) => (at, 3),
+                None => continue,
+            },
+        };
         let local = s[..at].trim_start_matches('.');
-        let domain = s[at + 1..].trim_end_matches(['.', '-']);
+        let local = local.rsplit("%20").next().unwrap_or(local);
+        let domain = s[at + at_len..].trim_end_matches(['.', '-']);
         let start = m.start() + at - local.len();
-        let end = m.start() + at + 1 + domain.len();
+        let end = m.start() + at + at_len + domain.len();
         if local.is_empty() || !is_mail_domain(domain) || text[..start].ends_with("//") {
             continue;
         }
@@ -243,6 +323,9 @@ fn cards(text: &str, spans: &mut Vec<Range<usize>>) {
         let last_ok = !word_after(text, m.end()) && !digit_sep_after(text, m.end(), &seps);
         let usable = |i: usize| (i > 0 || first_ok) && (i + 1 < n || last_ok);
 
+        if n == 1 && names_a_count(&text[..m.start()]) {
+            continue;
+        }
         for (i, g) in groups.iter().enumerate() {
             if usable(i) && is_card(&text[g.clone()]) {
                 spans.push(g.clone());
@@ -265,6 +348,72 @@ fn cards(text: &str, spans: &mut Vec<Range<usize>>) {
             i = j;
         }
     }
+}
+
+/// Last parts of names whose values are counts, sizes, times or ids, not card numbers
+/// (`bytes_written=4539148803436467`).
+const COUNT_NAMES: &[&str] = &[
+    "bytes",
+    "written",
+    "read",
+    "size",
+    "count",
+    "total",
+    "offset",
+    "seq",
+    "sequence",
+    "ts",
+    "timestamp",
+    "time",
+    "ms",
+    "us",
+    "ns",
+    "duration",
+    "elapsed",
+    "len",
+    "length",
+    "id",
+    "pid",
+    "uid",
+    "gid",
+    "inode",
+    "blocks",
+    "rows",
+    "records",
+    "lsn",
+    "xid",
+    "txid",
+    "epoch",
+    "nanos",
+    "millis",
+    "micros",
+    "sent",
+    "received",
+    "used",
+    "free",
+    "avail",
+    "limit",
+    "max",
+    "min",
+];
+
+/// `text` ends with `name=`, `name: ` or `"name": ` where the name's last part is a count's.
+fn names_a_count(head: &str) -> bool {
+    let head = head.trim_end_matches([' ', '"', '\'']);
+    let Some(head) = head.strip_suffix(['=', ':']) else {
+        return false;
+    };
+    let head = head.trim_end_matches([' ', '"', '\'']);
+    let name = head
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .next()
+        .unwrap_or("");
+    let last = name
+        .rsplit(['_', '-', '.'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    COUNT_NAMES.contains(&last.as_str())
 }
 
 fn grouped_card(
@@ -309,6 +458,7 @@ fn luhn(digits: &str) -> bool {
 }
 
 fn ibans(text: &str, spans: &mut Vec<Range<usize>>) {
+    lower_ibans(text, spans);
     scan(&IBAN, text, spans, |r| {
         let s = &text[r.clone()];
         if word_before(text, r.start) || !is_iban_country(&s[..2]) {
@@ -326,6 +476,42 @@ fn ibans(text: &str, spans: &mut Vec<Range<usize>>) {
             })
             .map(|e| r.start..r.start + e)
     });
+}
+
+fn lower_ibans(text: &str, spans: &mut Vec<Range<usize>>) {
+    scan(&IBAN_LOWER, text, spans, |r| {
+        let s = &text[r.clone()];
+        if word_before(text, r.start) {
+            return None;
+        }
+        let want = IBAN_LENGTHS.iter().find(|(c, _)| *c == &s[..2])?.1;
+        let mut ends: Vec<usize> = s.match_indices(' ').map(|(i, _)| i).collect();
+        ends.push(s.len());
+        ends.into_iter()
+            .rev()
+            .filter(|&e| !word_after(text, r.start + e))
+            .find(|&e| {
+                let compact: String = s[..e].chars().filter(|c| *c != ' ').collect();
+                compact.len() == want && iban_checksum(&compact.to_ascii_uppercase())
+            })
+            .map(|e| r.start..r.start + e)
+    });
+}
+
+/// Numbers that are personal only next to their name: US SSN and TIN, phone numbers
+/// without a country code.
+fn context_numbers(text: &str, spans: &mut Vec<Range<usize>>) {
+    for re in [&*SSN, &*PHONE_LOCAL] {
+        for caps in re.captures_iter(text) {
+            let Some(m) = caps.get(1) else { continue };
+            let digits = m.as_str().bytes().filter(u8::is_ascii_digit).count();
+            let phone = std::ptr::eq(re, &*PHONE_LOCAL);
+            if phone && !(9..=14).contains(&digits) || !clear_after(text, m.end()) {
+                continue;
+            }
+            spans.push(m.range());
+        }
+    }
 }
 
 fn is_iban_country(code: &str) -> bool {
@@ -575,11 +761,61 @@ mod tests {
             "DE89370400440532013001",
             "XX89370400440532013000",
             "XDE89370400440532013000",
-            "de89370400440532013000",
+            "de89370400440532013001",
+            "de8937040044053201300",
             "key AKIAIOSFODNN7EXAMPLE",
         ] {
             assert_kept(text);
         }
+    }
+
+    #[test]
+    fn lower_case_ibans_redacted_at_their_length() {
+        assert_redacted("iban de89370400440532013000 sent", "iban [REDACTED] sent");
+        assert_redacted("to gb82 west 1234 5698 7654 32", "to [REDACTED]");
+    }
+
+    #[test]
+    fn numbers_named_as_personal() {
+        for (input, expected) in [
+            ("ssn 123-45-6789 rejected", "ssn [REDACTED] rejected"),
+            ("SSN: 123456789", "SSN: [REDACTED]"),
+            (
+                "taxpayer id for jane is 12-3456789",
+                "taxpayer id for jane is [REDACTED]",
+            ),
+            ("phone: 020 7946 0958", "phone: [REDACTED]"),
+            ("tel. 06 12 34 56 78 busy", "tel. [REDACTED] busy"),
+            ("Telefon 030 1234567", "Telefon [REDACTED]"),
+            ("sms to 0049 30 1234567 failed", "sms to [REDACTED] failed"),
+        ] {
+            assert_redacted(input, expected);
+        }
+        for text in [
+            "order 123-45-6789 shipped",
+            "tin can 12 of 30",
+            "call 0 failed",
+            "phone 12345",
+            "row 020 7946 0958",
+        ] {
+            assert_kept(text);
+        }
+    }
+
+    #[test]
+    fn counts_are_not_cards() {
+        assert_kept("bytes_written=4539148803436467");
+        assert_kept("{\"total_bytes\": 4539148803436467}");
+        assert_redacted("card=4539148803436467", "card=[REDACTED]");
+    }
+
+    #[test]
+    fn percent_encoded_emails() {
+        assert_redacted(
+            "GET /invite?to=jane%40example.com&x=1",
+            "GET /invite?to=[REDACTED]&x=1",
+        );
+        assert_redacted("to=jane.doe%2Bops%40example.co.uk", "to=[REDACTED]");
     }
 
     #[test]

@@ -24,75 +24,10 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::marker::REDACTED;
-
-/// Words that make a name a secret's wherever they stand in it.
-const SECRET_WORDS: &[&str] = &[
-    "password",
-    "passwd",
-    "pwd",
-    "pass",
-    "passphrase",
-    "secret",
-    "secrets",
-    "token",
-    "tokens",
-    "apikey",
-    "credential",
-    "credentials",
-    "creds",
-    "dsn",
-    "cookie",
-    "session",
-    "sessionid",
-    "auth",
-    "authorization",
-    "bearer",
-    "signature",
-    "privatekey",
-    "accesskey",
-    "secretkey",
-];
-/// Words that make a following `key` (or `id` for `secret`) a secret's.
-const KEY_QUALIFIERS: &[&str] = &[
-    "api",
-    "access",
-    "private",
-    "secret",
-    "signing",
-    "encryption",
-    "master",
-    "account",
-    "client",
-    "license",
-    "app",
-    "auth",
-    "service",
-];
-/// Last parts of names that hold a location or a fact about the secret, not the secret, or
-/// that make the name an error's (`NoCredentialsError: Unable to locate credentials`).
-const NOT_A_VALUE: &[&str] = &[
-    "file",
-    "path",
-    "dir",
-    "env",
-    "length",
-    "len",
-    "expiry",
-    "expires",
-    "type",
-    "error",
-    "errors",
-    "exception",
-    "err",
-    "warning",
-    "failure",
-    "failed",
-    "invalid",
-    "expired",
-    "missing",
-    "required",
-    "mismatch",
-];
+use super::names::{
+    NOT_SECRETS, looks_generated, looks_generated_strictly, names_a_credential_context,
+    names_a_secret,
+};
 
 static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
     // `user:password` may hold `/`, `#`, `?` and `@`: the user info ends at the `@` that is
@@ -133,6 +68,117 @@ static CONNECTION_STRING: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid pattern")
 });
 
+/// DSNs without a scheme: Go's MySQL driver (`user:pass@tcp(host:3306)/db`), Oracle easy
+/// connect (`scott/tiger@//host:1521/svc`, `scott/tiger@host:1521/svc`), and
+/// `user:pass@host:port/db` as libraries print them. Group 1 is the user info.
+static BARE_DSN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:^|[\s'\x22=(,])([A-Za-z0-9_.$#\-]*:[^\s@/'\x22]+|[A-Za-z0-9_.$#\-]+/[^\s@/'\x22]+)",
+        r"@(?:(?:tcp|tcp6|udp|unix)\(|//[A-Za-z0-9.\-\[]|[A-Za-z0-9.\-]+:[0-9]{2,5}\b)",
+    ))
+    .expect("valid pattern")
+});
+
+/// A `.netrc` line (`machine host login user password secret`, also `default …`), quoted
+/// in an error message. Group 1 is everything up to the password; group 2 the password.
+static NETRC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(\b(?:machine\s+\S+\s+|default\s+)login\s+\S+(?:\s+account\s+\S+)?\s+password\s+)",
+        r"(\S+)",
+    ))
+    .expect("valid pattern")
+});
+
+/// XML settings that name the secret in an attribute: NuGet's
+/// `<add key="ClearTextPassword" value="…"/>`, .NET `appSettings`. Group 1 is the name,
+/// group 2 the value.
+static KEY_VALUE_ATTRIBUTES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\bkey\s*=\s*"([^"\n]{1,64})"\s+value\s*=\s*"([^"\n]*)""#)
+        .expect("valid pattern")
+});
+
+fn redact_key_value_attributes(text: &str) -> Cow<'_, str> {
+    if !text.contains("value") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for caps in KEY_VALUE_ATTRIBUTES.captures_iter(text) {
+        let (Some(name), Some(value)) = (caps.get(1), caps.get(2)) else {
+            continue;
+        };
+        if !names_a_secret(name.as_str())
+            || value.as_str().is_empty()
+            || value.as_str().starts_with(REDACTED)
+        {
+            continue;
+        }
+        out.push_str(&text[copied..value.start()]);
+        out.push_str(REDACTED);
+        copied = value.end();
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// A percent-encoded `name=value` or `"name":"value"` (`password%3Dhunter2`,
+/// `%22token%22%3A%22…%22`): group 1 the name, group 2 the separator.
+static ENCODED_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)([A-Za-z_][A-Za-z0-9_.\-]*)((?:%22)?(?:%3D|%3A)(?:%20)*(?:%22)?)")
+        .expect("valid pattern")
+});
+
+/// The end of a percent-encoded value starting at `start`: before white space, `&`, a quote,
+/// or an encoded `&`, `"`, `,`, space or `}`.
+fn encoded_value_end(text: &str, start: usize) -> usize {
+    let b = text.as_bytes();
+    let mut i = start;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() || matches!(b[i], b'&' | b'"' | b'\'' | b';') {
+            break;
+        }
+        if b[i] == b'%' && b.len() >= i + 3 {
+            let code = text[i + 1..i + 3].to_ascii_uppercase();
+            if matches!(code.as_str(), "26" | "22" | "2C" | "20" | "7D" | "27") {
+                break;
+            }
+        }
+        i += 1;
+    }
+    i
+}
+
+fn redact_encoded_assignments(text: &str) -> Cow<'_, str> {
+    if !text.contains('%') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for caps in ENCODED_ASSIGNMENT.captures_iter(text) {
+        let (Some(name), Some(sep)) = (caps.get(1), caps.get(2)) else {
+            continue;
+        };
+        if name.start() < copied || !names_a_secret(name.as_str()) {
+            continue;
+        }
+        let end = encoded_value_end(text, sep.end());
+        if end == sep.end() || text[sep.end()..].starts_with(REDACTED) {
+            continue;
+        }
+        out.push_str(&text[copied..sep.end()]);
+        out.push_str(REDACTED);
+        copied = end;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
 static QUERY_PARAM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)([?&](?:access_token|refresh_token|id_token|auth_token|api_key|apikey|api-key|key|sig|signature|client_secret|code|password|passwd|token|secret|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=)([^&;\s#'\x22<>\[][^&;\s#'\x22<>]*)",
@@ -140,53 +186,75 @@ static QUERY_PARAM: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid pattern")
 });
 
-/// A name and its separator: `=`, `:`, `=>` (with any quotes and spaces around them), or
-/// spaces (for `--flag value`). The name is judged in code ([`names_a_secret`]) and only
-/// then is its value read ([`value_span`]), so the regex never scans a value: the scan
-/// stays linear however long the line.
-static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?x)
-        (?P<name>--?[A-Za-z][\w.\-]*|[A-Za-z_][\w.\-]*)
-        (?P<sep>\\?["']?[\ \t]*(?:=>|[:=])[\ \t]*|[\ \t]+)"#,
-    )
-    .expect("valid pattern")
-});
+/// The next name and its separator from `at` on: `(name start, name end, separator end)`.
+///
+/// A name is `--?[A-Za-z][\w.-]*` or `[A-Za-z_][\w.-]*`, the separator `=`, `:` or `=>`
+/// (with any quotes and spaces around them: `"name": `, `\"name\":`) or spaces (for
+/// `--flag value`). The name is judged in code ([`names_a_secret`]) and only then is its
+/// value read ([`value_span`]). This is a hand-written scan rather than a regex with
+/// captures: a line of many short names (`a=a=a=…`) costs one pass, not a regex call each.
+fn next_assignment(text: &str, mut at: usize) -> Option<(usize, usize, usize)> {
+    let b = text.as_bytes();
+    let is_name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-');
+    while at < text.len() {
+        let rest = &text[at..];
+        let skip = rest.find(is_name_char)?;
+        let run_start = at + skip;
+        let run_end = text[run_start..]
+            .find(|c: char| !is_name_char(c))
+            .map_or(text.len(), |n| run_start + n);
+        let starts_name = |p: usize| {
+            b[p].is_ascii_alphabetic()
+                || b[p] == b'_'
+                || b[p] == b'-'
+                    && (b.get(p + 1).is_some_and(u8::is_ascii_alphabetic)
+                        || b.get(p + 1) == Some(&b'-')
+                            && b.get(p + 2).is_some_and(u8::is_ascii_alphabetic))
+        };
+        let name_start = (run_start..run_end).find(|&p| starts_name(p));
+        if let (Some(start), Some(sep_end)) = (name_start, separator_at(b, run_end)) {
+            return Some((start, run_end, sep_end));
+        }
+        at = run_end;
+    }
+    None
+}
 
-/// Words that are not values but the start of a sentence about one (`password: must be at
-/// least 12 characters`, `token: missing`, `--password used`). Only bare values are checked.
-const NOT_SECRETS: &[&str] = &[
-    "must",
-    "missing",
-    "required",
-    "expired",
-    "invalid",
-    "incorrect",
-    "wrong",
-    "none",
-    "null",
-    "nil",
-    "used",
-    "empty",
-    "not",
-    "is",
-    "was",
-    "too",
-    "should",
-    "cannot",
-    "needs",
-    "changed",
-    "reset",
-    "updated",
-    "mismatch",
-    "true",
-    "false",
-    "set",
-    "unset",
-    "ok",
-    "rejected",
-    "denied",
-];
+/// End of the separator starting at `i`: `\?["']?[ \t]*(=>|:|=)[ \t]*`, else `[ \t]+`.
+fn separator_at(b: &[u8], i: usize) -> Option<usize> {
+    let blanks = |mut j: usize| {
+        while j < b.len() && matches!(b[j], b' ' | b'\t') {
+            j += 1;
+        }
+        j
+    };
+    let mut j = i;
+    if b.get(j) == Some(&b'\\') {
+        j += 1;
+    }
+    if matches!(b.get(j), Some(b'"' | b'\'')) {
+        j += 1;
+    }
+    j = blanks(j);
+    if b[j..].starts_with(b"=>") {
+        return Some(blanks(j + 2));
+    }
+    if matches!(b.get(j), Some(b':' | b'=')) {
+        return Some(blanks(j + 1));
+    }
+    let j = blanks(i);
+    (j > i).then_some(j)
+}
+
+/// `token: 400 Bad Request`: an HTTP status and its reason, not a value.
+fn http_status_at(text: &str, start: usize) -> bool {
+    let b = text.as_bytes();
+    let digits = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+    digits == 3
+        && matches!(b[start], b'1'..=b'5')
+        && b.get(start + 3) == Some(&b' ')
+        && b.get(start + 4).is_some_and(u8::is_ascii_uppercase)
+}
 
 /// Words that introduce the credential in an `Authorization` value.
 const AUTH_SCHEMES: &[&str] = &[
@@ -264,6 +332,20 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         }
     });
     replace(&mut text, &QUERY_PARAM, |c| format!("{}{REDACTED}", &c[1]));
+    replace(&mut text, &BARE_DSN, |c| {
+        let whole = &c[0];
+        let user_info = c.get(1).expect("group 1 always takes part");
+        let lead = &whole[..user_info.start() - c.get(0).map_or(0, |m| m.start())];
+        let rest = &whole[user_info.end() - c.get(0).map_or(0, |m| m.start())..];
+        format!("{lead}{REDACTED}{rest}")
+    });
+    replace(&mut text, &NETRC, |c| format!("{}{REDACTED}", &c[1]));
+    if let Cow::Owned(new) = redact_key_value_attributes(&text) {
+        text = Cow::Owned(new);
+    }
+    if let Cow::Owned(new) = redact_encoded_assignments(&text) {
+        text = Cow::Owned(new);
+    }
     if let Cow::Owned(new) = redact_assignments(&text) {
         text = Cow::Owned(new);
     }
@@ -281,20 +363,26 @@ fn redact_assignments(text: &str) -> Cow<'_, str> {
     let mut out = String::new();
     let mut copied = 0;
     let mut at = 0;
-    while let Some(caps) = ASSIGNMENT.captures_at(text, at) {
-        let (Some(name), Some(sep)) = (caps.name("name"), caps.name("sep")) else {
-            break;
-        };
-        at = name.end();
-        // `word value` is prose; only `--flag value` pairs count.
-        let spaced = sep.as_str().trim_matches([' ', '\t']).is_empty();
-        if spaced && !name.as_str().starts_with('-') || !names_a_secret(name.as_str()) {
+    while let Some((name_start, name_end, sep_end)) = next_assignment(text, at) {
+        let name = &text[name_start..name_end];
+        at = name_end;
+        // `word value` is prose; `--flag value` pairs count, and so does a credential word
+        // right before a value that can only be a generated credential (`api key 9f…`).
+        let spaced = text[name_end..sep_end].trim_matches([' ', '\t']).is_empty();
+        let prose_pair = spaced && !name.starts_with('-');
+        let strong = names_a_secret(name);
+        if !strong && !names_a_credential_context(name) {
             continue;
         }
-        let (value_start, value_end) = value_span(text, sep.end());
+        let (value_start, value_end) = value_span(text, sep_end);
         let value = &text[value_start..value_end];
+        if prose_pair && !looks_generated_strictly(value) || !strong && !looks_generated(value) {
+            continue;
+        }
         let quoted = value_start > 0 && text[..value_start].ends_with(['"', '\'']);
-        let prose = !quoted && NOT_SECRETS.iter().any(|w| value.eq_ignore_ascii_case(w));
+        let prose = !quoted
+            && (NOT_SECRETS.iter().any(|w| value.eq_ignore_ascii_case(w))
+                || http_status_at(text, value_start));
         if value.is_empty()
             || prose
             || text[value_start..].starts_with(REDACTED)
@@ -312,48 +400,6 @@ fn redact_assignments(text: &str) -> Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
-}
-
-/// Whether a name (`DB_PASSWORD`, `apiKey`, `--auth-token`, `x.client_secret`) is that of
-/// a secret.
-pub fn names_a_secret(name: &str) -> bool {
-    let parts = split_name(name.trim_start_matches('-'));
-    if parts
-        .last()
-        .is_some_and(|last| NOT_A_VALUE.contains(&last.as_str()))
-    {
-        return false;
-    }
-    parts.iter().enumerate().any(|(i, part)| {
-        SECRET_WORDS.contains(&part.as_str())
-            // Run-together names such as PGPASSWORD or MYSQL_ROOTPASSWD.
-            || part.contains("password")
-            || part.contains("passwd")
-            || (part == "key" && i > 0 && KEY_QUALIFIERS.contains(&parts[i - 1].as_str()))
-    })
-}
-
-/// `DB_PASSWORD` → [db, password]; `apiKey` → [api, key]; `X-Amz-Signature` → [x, amz,
-/// signature].
-fn split_name(name: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if matches!(c, '_' | '-' | '.') {
-            parts.push(std::mem::take(&mut current));
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower {
-            parts.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    parts.push(current);
-    parts.retain(|p| !p.is_empty());
-    parts
 }
 
 #[cfg(test)]
@@ -562,6 +608,114 @@ mod tests {
             r("curl -u 'deploy:a b' https://x"),
             "curl -u [REDACTED] https://x"
         );
+    }
+
+    #[test]
+    fn credential_context_needs_a_generated_value() {
+        assert_eq!(
+            r("MAILGUN_KEY=0123456789abcdef0123456789abcdef"),
+            "MAILGUN_KEY=[REDACTED]"
+        );
+        assert_eq!(
+            r(r#"{"datadog_app": "k3j4h5g6f7d8s9a0q1w2e3r4"}"#),
+            r#"{"datadog_app": "[REDACTED]"}"#
+        );
+        assert_eq!(
+            r("license_key: 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed"),
+            "license_key: [REDACTED]"
+        );
+        for text in [
+            "key=user_id value=7",
+            "primary_key=0123456789abcdef0123456789abcdef",
+            "cache_key=v2-deps-0123456789abcdef",
+            "api_key_id=billing-prod-key",
+            "credentialsId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d'",
+            "token_endpoint=https://oauth2.example.com/token",
+            "sentry_version=1.40.0-rc1",
+            "WARN passing --password via the CLI is insecure",
+            "oauth2: cannot fetch token: 400 Bad Request",
+        ] {
+            assert_eq!(r(text), text);
+        }
+        assert_eq!(
+            r("twilio auth token 0123456789abcdef0123456789abcdef rejected"),
+            "twilio auth token [REDACTED] rejected"
+        );
+        assert_eq!(
+            r("using api key k3J9xQ2mP7vL4nR8tW1yZ5 for upload"),
+            "using api key [REDACTED] for upload"
+        );
+        for text in [
+            "cache key v2-deps-3f2a1b4c5d6e7f80 restored",
+            "token for service account \"deployer\" expires in 3 days",
+            "key fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+            "secret rotation 20261129 done",
+        ] {
+            assert_eq!(r(text), text);
+        }
+        assert_eq!(r("session_id=abc123"), "session_id=[REDACTED]");
+        assert_eq!(r("secret_id: s3cr3t-id"), "secret_id: [REDACTED]");
+        assert_eq!(r("NGROK_AUTHTOKEN=x9y8z7"), "NGROK_AUTHTOKEN=[REDACTED]");
+    }
+
+    #[test]
+    fn dsns_without_a_scheme() {
+        assert_eq!(
+            r("dsn user:pa55@tcp(db:3306)/app failed"),
+            "dsn [REDACTED]@tcp(db:3306)/app failed"
+        );
+        assert_eq!(
+            r("sqlplus scott/tiger@//db.example.com:1521/ORCL"),
+            "sqlplus [REDACTED]@//db.example.com:1521/ORCL"
+        );
+        assert_eq!(
+            r("connect app:s3cret@db.internal:5432/orders"),
+            "connect [REDACTED]@db.internal:5432/orders"
+        );
+        for text in [
+            "fatal: could not read from git@github.com:org/repo.git",
+            "npm install lodash/fp@4.17.21 @scope/pkg@1.2.3",
+            "at 12:30 ops@example.com wrote",
+        ] {
+            assert_eq!(r(text), text);
+        }
+    }
+
+    #[test]
+    fn secrets_named_in_attributes() {
+        assert_eq!(
+            r(r#"<add key="ClearTextPassword" value="feed-pw" />"#),
+            r#"<add key="ClearTextPassword" value="[REDACTED]" />"#
+        );
+        let kept = r#"<add key="Username" value="deploy" />"#;
+        assert_eq!(r(kept), kept);
+    }
+
+    #[test]
+    fn netrc_lines() {
+        assert_eq!(
+            r("bad line in ~/.netrc: machine api.example.com login deploy password s3cr3t"),
+            "bad line in ~/.netrc: machine api.example.com login deploy password [REDACTED]"
+        );
+        assert_eq!(
+            r("default login anonymous password guest-pw"),
+            "default login anonymous password [REDACTED]"
+        );
+        let prose = "machine learning password reset flow failed";
+        assert_eq!(r(prose), prose);
+    }
+
+    #[test]
+    fn percent_encoded_assignments() {
+        assert_eq!(
+            r("body=user%3Djane%26password%3Dhunter%252%26x%3D1"),
+            "body=user%3Djane%26password%3D[REDACTED]%26x%3D1"
+        );
+        assert_eq!(
+            r("q=%7B%22api_key%22%3A%22k-123%22%7D"),
+            "q=%7B%22api_key%22%3A%22[REDACTED]%22%7D"
+        );
+        assert_eq!(r("path=%2Fhome%2Fapp"), "path=%2Fhome%2Fapp");
     }
 
     #[test]

@@ -95,7 +95,21 @@ const EXTRA_PASSES: usize = 8;
 /// Collapses every stack trace recognised in `text` to the single line that names the
 /// error, leaving other lines as they are, so that the last non-empty line of the result
 /// is the error rather than a frame.
+///
+/// Log prefixes and SQLAlchemy tails around a trace ([`super::wrappers`]) go first; the
+/// prefixes only when a trace is then found, so ordinary prefixed lines stay as they are.
 pub fn collapse(text: &str) -> Cow<'_, str> {
+    if let Some(unwrapped) = super::wrappers::unwrap(text) {
+        match collapse_plain(&unwrapped.text) {
+            Cow::Owned(out) => return Cow::Owned(out),
+            Cow::Borrowed(_) if unwrapped.cut_tail => return Cow::Owned(unwrapped.text),
+            Cow::Borrowed(_) => {}
+        }
+    }
+    collapse_plain(text)
+}
+
+fn collapse_plain(text: &str) -> Cow<'_, str> {
     let Some(mut out) = pass(text) else {
         return Cow::Borrowed(text);
     };

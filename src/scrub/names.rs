@@ -1,0 +1,195 @@
+//! Judging names and values for [`super::structure`]: whether a name is a secret's
+//! (`DB_PASSWORD`, `apiKey`, `NGROK_AUTHTOKEN`), whether it only gives context to a
+//! generated-looking value (`MAILGUN_KEY`, `datadog_app`), and whether a value looks
+//! generated or is the start of a sentence about a secret (`password: must be …`).
+//!
+//! The word lists are data: compact, one concern each.
+
+/// Words that make a name a secret's wherever they stand in it.
+#[rustfmt::skip]
+const SECRET_WORDS: &[&str] = &[
+    "password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "tokens",
+    "apikey", "credential", "credentials", "creds", "dsn", "cookie", "session", "sessionid", "auth",
+    "authorization", "bearer", "signature", "privatekey", "accesskey", "secretkey",
+];
+/// Words that make a following `key` (or `id` for `secret`) a secret's.
+#[rustfmt::skip]
+const KEY_QUALIFIERS: &[&str] = &[
+    "api", "access", "private", "secret", "signing", "encryption", "master", "account", "client",
+    "license", "app", "auth", "service",
+];
+/// Last parts of names that hold a location or a fact about the secret, not the secret, or
+/// that make the name an error's (`NoCredentialsError: Unable to locate credentials`).
+#[rustfmt::skip]
+const NOT_A_VALUE: &[&str] = &[
+    "file", "path", "dir", "env", "length", "len", "expiry", "expires", "type", "error", "errors",
+    "exception", "err", "warning", "failure", "failed", "invalid", "expired", "missing", "required",
+    "mismatch", "id", "ids", "name", "names", "arn", "alias", "label", "endpoint", "url", "uri",
+    "fingerprint", "hint", "version", "algorithm", "format", "rotation", "count", "ttl",
+];
+
+/// Secret words that stay secret with `id` after them: a session id, a Vault `secret_id`.
+const SECRET_IDS: &[&str] = &["session", "secret"];
+
+/// Words that, in a name, make a random-looking value a credential (`MAILGUN_KEY`,
+/// `datadog_app: …`) though the name alone is not a secret's: `key` in any position and the
+/// names of providers whose tokens have no shape of their own.
+#[rustfmt::skip]
+const CREDENTIAL_CONTEXT: &[&str] = &[
+    "key", "keys", "pat", "sid", "hmac", "license", "licence", "adafruit", "adobe", "airtable",
+    "algolia", "alibaba", "asana", "atlassian", "confluence", "jira", "bitbucket", "bittrex",
+    "meraki", "cloudflare", "codecov", "cohere", "coinbase", "confluent", "contentful", "datadog",
+    "discord", "droneci", "dropbox", "etsy", "facebook", "fastly", "finicity", "finnhub", "flickr",
+    "freshbooks", "gitter", "gocardless", "heroku", "hubspot", "intercom", "jfrog", "artifactory",
+    "kraken", "kucoin", "launchdarkly", "linear", "linkedin", "lob", "looker", "mailchimp",
+    "mailgun", "mapbox", "mattermost", "messagebird", "netlify", "newrelic", "nytimes", "okta",
+    "plaid", "rapidapi", "sendbird", "sentry", "snyk", "sonar", "squarespace", "sumo", "sumologic",
+    "telegram", "travis", "twitch", "twitter", "typeform", "yandex", "zendesk", "mistral",
+    "deepgram", "assemblyai", "clarifai", "pusher", "ably", "mixpanel", "amplitude", "rollbar",
+    "bugsnag", "pagerduty", "opsgenie", "splunk", "loggly", "logdna", "papertrail", "vercel",
+    "linode", "vultr", "hetzner", "ovh", "ibm", "azure", "gitea", "gogs", "trello", "todoist",
+    "clickup", "freshdesk", "mailjet", "postmark", "vonage", "nexmo", "plivo", "sinch", "twilio",
+    "ngrok", "pushover", "pushbullet", "openweather", "mollie", "paystack", "razorpay", "braintree",
+    "paypal", "adyen", "airbrake", "honeybadger", "raygun", "logz", "coveralls", "circleci",
+    "appveyor", "buildkite", "bitrise", "saucelabs", "browserstack", "lambdatest", "shodan",
+    "censys", "virustotal", "clearbit", "fullcontact", "ipinfo", "ipstack", "positionstack",
+    "mapquest", "tomtom", "unsplash", "pexels", "giphy", "spotify", "soundcloud", "youtube",
+    "vimeo", "webex", "calendly", "docusign", "hellosign", "pandadoc", "egnyte", "backblaze",
+    "wasabi", "storj", "pinata", "infura", "etherscan", "moralis", "bscscan", "polygonscan",
+    "covalent", "nomics", "coinmarketcap", "coingecko", "stripe", "shopify", "firebase", "supabase",
+    "fauna", "upstash", "aiven", "algolia", "meilisearch", "typesense", "pinecone", "weaviate",
+    "qdrant", "openai", "anthropic", "huggingface", "replicate", "stability", "elevenlabs", "groq",
+    "perplexity", "fireworks", "voyage", "jina", "serpapi", "tavily",
+];
+
+/// Words that are not values but the start of a sentence about one (`password: must be at
+/// least 12 characters`, `token: missing`, `--password used`). Only bare values are checked.
+#[rustfmt::skip]
+pub const NOT_SECRETS: &[&str] = &[
+    "must", "missing", "required", "expired", "invalid", "incorrect", "wrong", "none", "null",
+    "nil", "used", "empty", "not", "is", "was", "too", "should", "cannot", "needs", "changed",
+    "reset", "updated", "mismatch", "true", "false", "set", "unset", "ok", "rejected", "denied",
+    "via", "from", "in", "on", "at", "for", "with", "of", "to", "and", "or", "the", "a", "an",
+    "instead", "option", "flag", "argument", "parameter", "field", "will", "may", "can", "has",
+    "have", "are", "be", "only", "this", "that", "when", "if", "please", "see",
+];
+
+/// Whether a name (`DB_PASSWORD`, `apiKey`, `--auth-token`, `x.client_secret`) is that of
+/// a secret.
+pub fn names_a_secret(name: &str) -> bool {
+    // The shortest secret word has three letters (`pwd`, `dsn`).
+    if name.len() < 3 {
+        return false;
+    }
+    let parts = split_name(name.trim_start_matches('-'));
+    if let [.., before, last] = parts.as_slice()
+        && last == "id"
+        && SECRET_IDS.contains(&before.as_str())
+    {
+        return true;
+    }
+    if parts
+        .last()
+        .is_some_and(|last| NOT_A_VALUE.contains(&last.as_str()))
+    {
+        return false;
+    }
+    parts.iter().enumerate().any(|(i, part)| {
+        SECRET_WORDS.contains(&part.as_str())
+            // Run-together names such as PGPASSWORD, MYSQL_ROOTPASSWD or NGROK_AUTHTOKEN.
+            || part.contains("password")
+            || part.contains("passwd")
+            || part.contains("secret") && !part.contains("secretar")
+            || part.ends_with("token") || part.ends_with("tokens")
+            || part.ends_with("apikey")
+            || (part == "key" && i > 0 && KEY_QUALIFIERS.contains(&parts[i - 1].as_str()))
+    })
+}
+
+/// Whether a name that is not a secret's still says that a random-looking value is a
+/// credential: it holds `key` (`MAILGUN_KEY`, `licenseKey`) or a provider's name.
+pub fn names_a_credential_context(name: &str) -> bool {
+    if name.len() < 3 {
+        return false;
+    }
+    let parts = split_name(name.trim_start_matches('-'));
+    if parts.last().is_some_and(|last| {
+        NOT_A_VALUE.contains(&last.as_str()) || NOT_A_KEY.contains(&last.as_str())
+    }) || parts.iter().any(|p| NOT_A_KEY.contains(&p.as_str()))
+    {
+        return false;
+    }
+    parts.iter().any(|part| {
+        CREDENTIAL_CONTEXT.contains(&part.as_str()) || part.ends_with("key") && part.len() > 3
+    })
+}
+
+/// Words before `key` that make it a database or cache key, not a credential.
+#[rustfmt::skip]
+const NOT_A_KEY: &[&str] = &[
+    "primary", "foreign", "partition", "sort", "cache", "routing", "object", "row", "hash", "shard",
+    "lookup", "dedup", "idempotency", "unique", "composite", "public", "pub", "monkey", "hotkey",
+    "turkey", "whiskey", "jockey", "hockey", "donkey",
+];
+
+/// A value that can only be a generated credential, even in prose: 20 to 512 letters and
+/// digits (and `_`), with digits, and mixed case, or 32+ hex, or one case with a quarter
+/// digits. `v2-deps-3f2a1b4c` and `SHA256:…` are not.
+pub fn looks_generated_strictly(value: &str) -> bool {
+    let b = value.as_bytes();
+    if !(20..=512).contains(&b.len())
+        || !b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        || !b.iter().any(u8::is_ascii_digit)
+    {
+        return false;
+    }
+    let upper = b.iter().any(u8::is_ascii_uppercase);
+    let lower = b.iter().any(u8::is_ascii_lowercase);
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let hex = b.iter().all(u8::is_ascii_hexdigit);
+    upper && lower || hex && b.len() >= 32 || !hex && digits * 4 >= b.len()
+}
+
+/// A value shaped like a generated credential: 16 to 512 characters of the token alphabet,
+/// with letters and digits, not a path, and not mostly words.
+pub fn looks_generated(value: &str) -> bool {
+    let b = value.as_bytes();
+    if !(16..=512).contains(&b.len())
+        || !b
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || b"_-+/=.~".contains(&c))
+        || !b.iter().any(u8::is_ascii_digit)
+        || !b.iter().any(u8::is_ascii_alphabetic)
+        || b.starts_with(b"/")
+        || b.starts_with(b".")
+    {
+        return false;
+    }
+    let separators = b.iter().filter(|c| b"_-/.".contains(c)).count();
+    // Dotted versions, paths and kebab-case names have many separators; UUIDs have four.
+    let uuid_like = b.len() == 36 && separators == 4;
+    uuid_like || separators * 6 <= b.len()
+}
+
+/// `DB_PASSWORD` → [db, password]; `apiKey` → [api, key]; `X-Amz-Signature` → [x, amz,
+/// signature].
+fn split_name(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if matches!(c, '_' | '-' | '.') {
+            parts.push(std::mem::take(&mut current));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            parts.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    parts.push(current);
+    parts.retain(|p| !p.is_empty());
+    parts
+}

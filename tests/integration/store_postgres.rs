@@ -1102,27 +1102,11 @@ fn several_comma_separated_hosts_are_tried_in_turn() {
     );
 }
 
-/// `--dry-run` looks without claiming: a look finds what a claim would, and changes
-/// nothing (another host's claim right after it is granted).
 #[test]
 fn a_look_finds_what_a_claim_would_and_takes_nothing() {
-    let db = "store_look";
-    server().database(db);
-    let (mut a, mut b) = (store(db), store(db));
-    let lock = Target::Lock { job: "job".into() };
-    assert_eq!(b.look(&key("k")).unwrap(), Found::Free);
-    assert_eq!(b.look(&lock).unwrap(), Found::Free);
-    let held = granted(a.claim(&key("k"), "run-a").unwrap());
-    let lock_held = granted(a.claim(&lock, "run-a").unwrap());
-    assert_eq!(b.look(&key("k")).unwrap(), Found::Held);
-    assert_eq!(b.look(&lock).unwrap(), Found::Held);
-    a.complete(lock_held, true).unwrap();
-    assert_eq!(b.look(&lock).unwrap(), Found::Free);
-    a.complete(held, true).unwrap();
-    assert!(matches!(b.look(&key("k")).unwrap(), Found::Done(_)));
-    // Looking took nothing: a fresh key is still granted at once.
-    assert_eq!(b.look(&key("k2")).unwrap(), Found::Free);
-    granted(a.claim(&key("k2"), "run-c").unwrap());
+    server().database("store_look");
+    let (mut a, mut b) = (store("store_look"), store("store_look"));
+    crate::store_contract::a_look_finds_what_a_claim_would_and_takes_nothing(&mut a, &mut b);
 }
 
 /// A row whose status this version does not know (a newer crontap-run wrote it) blocks
@@ -1143,25 +1127,11 @@ fn a_status_from_a_newer_version_blocks_nothing() {
     granted(a.claim(&key("k"), "run-b").unwrap());
 }
 
-/// Every grant of a job's lock or key carries a fencing token larger than every earlier
-/// one of that job, whichever host claimed.
 #[test]
 fn fencing_tokens_grow_with_every_claim_of_a_job() {
-    let db = "store_fencing";
-    server().database(db);
-    let (mut a, mut b) = (store(db), store(db));
-    let lock = Target::Lock { job: "job".into() };
-    let mut tokens = Vec::new();
-    for (host, owner) in [(0, "run-a"), (1, "run-b"), (0, "run-c")] {
-        let store = if host == 0 { &mut a } else { &mut b };
-        let lease = granted(store.claim(&lock, owner).unwrap());
-        tokens.push(lease.fencing);
-        store.complete(lease, true).unwrap();
-    }
-    let lease = granted(b.claim(&key("k"), "run-d").unwrap());
-    tokens.push(lease.fencing);
-    assert!(tokens.windows(2).all(|w| w[0] < w[1]), "{tokens:?}");
-    assert!(tokens[0] > 0, "{tokens:?}");
+    server().database("store_fencing");
+    let (mut a, mut b) = (store("store_fencing"), store("store_fencing"));
+    crate::store_contract::fencing_tokens_grow_with_every_claim_of_a_job(&mut a, &mut b);
 }
 
 /// A table made by a release before fencing tokens gets its column and sequence on first

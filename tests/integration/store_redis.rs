@@ -1051,50 +1051,20 @@ fn replies_are_awaited_for_a_third_of_a_short_lease() {
     store.renew(&held).unwrap();
 }
 
-/// `--dry-run` looks without claiming: a look finds what a claim would, and changes
-/// nothing (another host's claim right after it is granted).
 #[test]
 fn a_look_finds_what_a_claim_would_and_takes_nothing() {
     let server = Server::start();
     let lease = Duration::from_secs(30);
     let (mut a, mut b) = (store(&server, lease), store(&server, lease));
-    let lock = Target::Lock { job: "job".into() };
-    assert_eq!(b.look(&key("k")).unwrap(), Found::Free);
-    assert_eq!(b.look(&lock).unwrap(), Found::Free);
-    let held = granted(a.claim(&key("k"), "run-a").unwrap());
-    let lock_held = granted(a.claim(&lock, "run-a").unwrap());
-    assert_eq!(b.look(&key("k")).unwrap(), Found::Held);
-    assert_eq!(b.look(&lock).unwrap(), Found::Held);
-    a.complete(lock_held, true).unwrap();
-    assert_eq!(b.look(&lock).unwrap(), Found::Free);
-    a.complete(held, true).unwrap();
-    assert!(matches!(b.look(&key("k")).unwrap(), Found::Done(_)));
-    // Looking took nothing: a fresh key is still granted at once.
-    assert_eq!(b.look(&key("k2")).unwrap(), Found::Free);
-    granted(a.claim(&key("k2"), "run-c").unwrap());
+    crate::store_contract::a_look_finds_what_a_claim_would_and_takes_nothing(&mut a, &mut b);
 }
 
-/// Every grant of a job's lock or key carries a fencing token larger than every earlier
-/// one of that job, whichever host claimed.
 #[test]
 fn fencing_tokens_grow_with_every_claim_of_a_job() {
     let server = Server::start();
-    let (mut a, mut b) = (
-        store(&server, Duration::from_secs(30)),
-        store(&server, Duration::from_secs(30)),
-    );
-    let lock = Target::Lock { job: "job".into() };
-    let mut tokens = Vec::new();
-    for (host, owner) in [(0, "run-a"), (1, "run-b"), (0, "run-c")] {
-        let store = if host == 0 { &mut a } else { &mut b };
-        let lease = granted(store.claim(&lock, owner).unwrap());
-        tokens.push(lease.fencing);
-        store.complete(lease, true).unwrap();
-    }
-    let lease = granted(b.claim(&key("k"), "run-d").unwrap());
-    tokens.push(lease.fencing);
-    assert!(tokens.windows(2).all(|w| w[0] < w[1]), "{tokens:?}");
-    assert!(tokens[0] > 0, "{tokens:?}");
+    let lease = Duration::from_secs(30);
+    let (mut a, mut b) = (store(&server, lease), store(&server, lease));
+    crate::store_contract::fencing_tokens_grow_with_every_claim_of_a_job(&mut a, &mut b);
 }
 
 /// `--on-lease-lost stop` (the default): a holder cut off from the server stops its

@@ -9,7 +9,7 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::harness::{Crontap, Receiver, SECRET, assert_no_secret, eventually};
+use crate::harness::{Crontap, Output, Receiver, SECRET, assert_no_secret, eventually};
 use crate::state::stateful;
 
 /// A job that says `ready`, and on `signal` writes `cleaning up` to stderr and exits 0.
@@ -17,6 +17,17 @@ fn graceful(signal: &str) -> String {
     format!(
         "trap 'echo cleaning up >&2; exit 0' {signal}; echo ready; while :; do sleep 0.05; done"
     )
+}
+
+/// Runs the [`graceful`] job for `name`, sends crontap-run `sig` once the job is ready, and
+/// waits for the end.
+fn signal_graceful_job(receiver: &Receiver, sig: Signal, name: &str) -> Output {
+    let mut run = Crontap::with_url(&receiver.url())
+        .args(["--", "sh", "-c", &graceful(name)])
+        .start();
+    run.wait_for("ready");
+    run.signal(sig);
+    run.finish()
 }
 
 #[test]
@@ -27,12 +38,7 @@ fn a_job_that_exits_0_on_a_stop_request_is_reported_as_stopped() {
         (Signal::SIGQUIT, "QUIT"),
     ] {
         let receiver = Receiver::start();
-        let mut run = Crontap::with_url(&receiver.url())
-            .args(["--", "sh", "-c", &graceful(name)])
-            .start();
-        run.wait_for("ready");
-        run.signal(sig);
-        let out = run.finish();
+        let out = signal_graceful_job(&receiver, sig, name);
         assert_eq!(out.code, 0, "{sig}: the job's own status: {}", out.stderr);
         let ping = receiver.only();
         assert!(ping.target.starts_with(&format!("/ping/{SECRET}/fail?")));
@@ -52,12 +58,7 @@ fn signals_that_are_not_stop_requests_change_nothing() {
         (Signal::SIGWINCH, "WINCH"),
     ] {
         let receiver = Receiver::start();
-        let mut run = Crontap::with_url(&receiver.url())
-            .args(["--", "sh", "-c", &graceful(name)])
-            .start();
-        run.wait_for("ready");
-        run.signal(sig);
-        let out = run.finish();
+        let out = signal_graceful_job(&receiver, sig, name);
         assert_eq!(out.code, 0, "{sig}: {}", out.stderr);
         assert_eq!(receiver.only().target, format!("/ping/{SECRET}"), "{sig}");
     }

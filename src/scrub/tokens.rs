@@ -357,7 +357,7 @@ fn entropy(b: &[u8]) -> f64 {
         .filter(|&&c| c > 0)
         .map(|&c| {
             let p = c as f64 / n;
-            -p * p.log2()
+            -p * libm::log2(p)
         })
         .sum()
 }

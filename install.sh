@@ -1,8 +1,8 @@
 #!/bin/sh
-# Installs a prebuilt crontap-run: downloads the release archive for this machine and the
-# release's SHA256SUMS, refuses the archive unless its checksum is listed there and matches,
-# then installs <prefix>/bin/crontap-run and its man pages in <prefix>/share/man/man1.
-# Running it again replaces them in place.
+# Installs a prebuilt crontap-run: downloads the release archive for this machine (Linux on
+# x86_64 or aarch64) and the release's SHA256SUMS, refuses the archive unless its checksum is
+# listed there and matches, then installs <prefix>/bin/crontap-run and its man pages in
+# <prefix>/share/man/man1. Running it again replaces them in place.
 #
 #   sh install.sh [--base-url URL] [--prefix DIR] [--version V]
 #
@@ -19,8 +19,9 @@ usage() {
     cat <<EOF
 usage: sh install.sh [--base-url URL] [--prefix DIR] [--version V]
 
-Downloads a prebuilt crontap-run, checks it against the release's SHA256SUMS and installs
-it as PREFIX/bin/crontap-run, with its man pages in PREFIX/share/man/man1.
+Downloads a prebuilt crontap-run for this machine (Linux on x86_64 or aarch64), checks
+it against the release's SHA256SUMS and installs it as PREFIX/bin/crontap-run, with its
+man pages in PREFIX/share/man/man1.
 
   --prefix DIR     where to install (default: /usr/local as root, ~/.local otherwise)
   --version V      install release V (default: the latest release)
@@ -87,11 +88,14 @@ else
     base_url=$releases/latest/download
 fi
 
+# uname -m says x86_64 and aarch64 on Linux; amd64 and arm64 are the same machines under
+# the names Debian and the BSDs use, which some containers and stand-ins report.
 os=$(uname -s)
 arch=$(uname -m)
 case "$os/$arch" in
     Linux/x86_64 | Linux/amd64) target=x86_64-unknown-linux-musl ;;
-    *) die "no prebuilt binary for $os/$arch; build crontap-run from source with cargo instead (see README.md)" ;;
+    Linux/aarch64 | Linux/arm64) target=aarch64-unknown-linux-musl ;;
+    *) die "no prebuilt binary for $os/$arch (there are for Linux on x86_64 and aarch64); build crontap-run from source with cargo instead (see README.md)" ;;
 esac
 archive=$name-$target.tar.gz
 

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# Builds the release artefacts in dist/ (removed and recreated on every run):
+# Builds the release artefacts in dist/ (removed and recreated on every run), for each of
+# x86_64 and aarch64 (arm64) Linux, <target> being x86_64-unknown-linux-musl or
+# aarch64-unknown-linux-musl:
 #
-#   crontap-run-x86_64-unknown-linux-musl.tar.gz   binary, README, LICENSE, man pages, completions
-#   crontap-run_<version>_amd64.deb                the same, laid out for Debian
-#   crontap-run-full-x86_64-unknown-linux-musl.tar.gz
-#                                                  the same, its binary built with the
-#                                                  PostgreSQL and Redis state stores
-#   install.sh                                     the installer, for `curl … | sh`
-#   SHA256SUMS                                     checksums of the others, in sha256sum's format
+#   crontap-run-<target>.tar.gz          binary, README, LICENSE, man pages, completions
+#   crontap-run_<version>_<arch>.deb     the same, laid out for Debian (<arch>: amd64, arm64)
+#   crontap-run-full-<target>.tar.gz     the same, its binary built with the PostgreSQL and
+#                                        Redis state stores
 #
-# The binary is the static musl build; the script stops if it is dynamic or larger than
-# 4 MiB, because install.sh, FROM-scratch images and the chroot test rely on both. Man pages
-# and completions come from `cargo xtask assets`, generated from the same clap definition as
-# --help, so they cannot drift from it.
+# and once:
+#
+#   install.sh                           the installer, for `curl … | sh`
+#   SHA256SUMS                           checksums of the others, in sha256sum's format
+#
+# Each binary is a static musl build; the script stops if one is dynamic, is not for its
+# architecture, or (default flavour) is larger than 4 MiB, because install.sh, FROM-scratch
+# images and the chroot test rely on that. The aarch64 binaries are cross-compiled with
+# Debian's gcc-aarch64-linux-gnu (see .cargo/config.toml) and run under qemu-aarch64-static
+# (Debian's qemu-user-static) to check what they report. Man pages and completions come from
+# `cargo xtask assets`, generated from the same clap definition as --help, so they cannot
+# drift from it; they are the same for every architecture.
 #
 #   packaging/release.sh
 #
@@ -22,7 +29,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-target=x86_64-unknown-linux-musl
+targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
 name=crontap-run
 max_size=4194304 # 4 MiB
 maintainer=${DEB_MAINTAINER:-The crontap-run authors <crontap-run@crontap.example>}
@@ -44,6 +51,39 @@ version=$(awk '
 # time the value changes, i.e. on every commit.
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 
+# TARGET's name for Debian (the .deb's Architecture) and for readelf -h (Machine:).
+deb_arch() {
+    case "$1" in
+        x86_64-*) echo amd64 ;;
+        aarch64-*) echo arm64 ;;
+        *) die "no Debian architecture known for $1" ;;
+    esac
+}
+elf_machine() {
+    case "$1" in
+        x86_64-*) echo "Advanced Micro Devices X86-64" ;;
+        aarch64-*) echo AArch64 ;;
+        *) die "no ELF machine known for $1" ;;
+    esac
+}
+
+# run_for TARGET CMD ARGS...: runs CMD, a binary built for TARGET: directly on a machine of
+# that architecture, otherwise under qemu's user-mode emulator for it (qemu-user-static).
+run_for() {
+    local arch=${1%%-*}
+    shift
+    if [ "$arch" = "$(uname -m)" ]; then
+        "$@"
+    else
+        "qemu-$arch-static" "$@"
+    fi
+}
+for target in "${targets[@]}"; do
+    arch=${target%%-*}
+    [ "$arch" = "$(uname -m)" ] || command -v "qemu-$arch-static" >/dev/null ||
+        die "qemu-$arch-static is needed to check the $target binaries: install qemu-user-static"
+done
+
 # Files are created readable by all and writable by the owner only, whatever the caller's
 # umask, so that the archives carry the modes an installed program should have.
 umask 022
@@ -53,20 +93,25 @@ mkdir dist
 stage=$(mktemp -d "${TMPDIR:-/tmp}/crontap-run-release.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 
-echo "== build $name $version for $target"
-cargo build --locked --release --target "$target"
-bin=target/$target/release/$name
-
-size=$(stat -c %s "$bin")
-[ "$size" -le "$max_size" ] || die "$bin is $size bytes, over the $max_size-byte (4 MiB) limit"
-# A dynamically linked ELF names its loader in a PT_INTERP program header.
-headers=$(readelf -l "$bin") || die "readelf cannot read $bin"
-if grep -q INTERP <<<"$headers"; then
-    die "$bin is not static (it has a program interpreter)"
-fi
-reported=$("$bin" --version)
-[ "$reported" = "$name $version" ] || die "$bin --version says '$reported', expected '$name $version'"
-echo "$bin: $size bytes, static"
+# build TARGET TARGET_DIR [CARGO_ARGS...]: builds the release binary for TARGET in TARGET_DIR
+# and sets $built to its path, after checking that it is static, is for TARGET's machine and
+# reports this version.
+build() {
+    local target=$1 dir=$2 headers machine reported start=$SECONDS
+    shift 2
+    cargo build --locked --release --target "$target" --target-dir "$dir" "$@"
+    built=$dir/$target/release/$name
+    headers=$(readelf -hl "$built") || die "readelf cannot read $built"
+    # A dynamically linked ELF names its loader in a PT_INTERP program header.
+    if grep -q INTERP <<<"$headers"; then
+        die "$built is not static (it has a program interpreter)"
+    fi
+    machine=$(elf_machine "$target")
+    grep -Eq "^ *Machine: +$machine\$" <<<"$headers" || die "$built is not an $machine binary"
+    reported=$(run_for "$target" "$built" --version)
+    [ "$reported" = "$name $version" ] || die "$built --version says '$reported', expected '$name $version'"
+    echo "$built: $(stat -c %s "$built") bytes, static, $machine (cargo build and checks: $((SECONDS - start)) s)"
+}
 
 echo "== man pages and completions"
 cargo xtask assets "$stage/assets" >/dev/null
@@ -81,68 +126,75 @@ reproducible_tar() {
         --mtime="@$epoch" --format=gnu "$@"
 }
 
-echo "== tar.gz"
-top=$name-$target
-tree=$stage/$top
-mkdir -p "$tree/man" "$tree/completions"
-install -m 0755 "$bin" "$tree/$name"
-install -m 0644 README.md LICENSE "$tree/"
-install -m 0644 "$stage/assets/man/"*.1 "$tree/man/"
-install -m 0644 "$stage/assets/completions/"* "$tree/completions/"
-reproducible_tar -C "$stage" -cf - "$top" | gzip -9n >"dist/$top.tar.gz"
+# archive TOP BIN: dist/TOP.tar.gz, holding BIN as TOP/crontap-run beside README.md, LICENSE,
+# the man pages and the completions.
+archive() {
+    local top=$1 bin=$2
+    local tree=$stage/$top
+    mkdir -p "$tree/man" "$tree/completions"
+    install -m 0755 "$bin" "$tree/$name"
+    install -m 0644 README.md LICENSE "$tree/"
+    install -m 0644 "$stage/assets/man/"*.1 "$tree/man/"
+    install -m 0644 "$stage/assets/completions/"* "$tree/completions/"
+    reproducible_tar -C "$stage" -cf - "$top" | gzip -9n >"dist/$top.tar.gz"
+}
 
-echo "== deb"
-deb=$stage/deb
-doc=$deb/usr/share/doc/$name
-mkdir -p "$deb/DEBIAN" "$deb/usr/bin" "$deb/usr/share/man/man1" "$doc" \
-    "$deb/usr/share/bash-completion/completions" \
-    "$deb/usr/share/zsh/vendor-completions" \
-    "$deb/usr/share/fish/vendor_completions.d" \
-    "$deb/usr/share/lintian/overrides"
-install -m 0755 "$bin" "$deb/usr/bin/$name"
-for page in "$name.1" "$name-history.1" "$name-check.1"; do
-    gzip -9n <"$stage/assets/man/$page" >"$deb/usr/share/man/man1/$page.gz"
-done
-install -m 0644 "$stage/assets/completions/$name.bash" "$deb/usr/share/bash-completion/completions/$name"
-install -m 0644 "$stage/assets/completions/_$name" "$deb/usr/share/zsh/vendor-completions/_$name"
-install -m 0644 "$stage/assets/completions/$name.fish" "$deb/usr/share/fish/vendor_completions.d/$name.fish"
-# Debian policy: documentation over 4 KB is compressed; the copyright file never is.
-gzip -9n <README.md >"$doc/README.md.gz"
-{
-    echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
-    echo "Upstream-Name: $name"
-    echo "Source: https://github.com/crontap/crontap-run"
-    echo
-    echo "Files: *"
-    echo "Copyright: 2026 The crontap-run authors"
-    echo "License: MIT"
-    echo
-    echo "License: MIT"
-    # The license text as a field continuation: each line indented, blank lines as " .".
-    sed -n '/^Permission is hereby granted/,$p' LICENSE | sed -e 's/^$/./' -e 's/^/ /'
-} >"$doc/copyright"
-# Debian policy wants a changelog in every package; this one points to the release notes.
-{
-    echo "$name ($version) unstable; urgency=medium"
-    echo
-    echo "  * Release $version: https://github.com/crontap/crontap-run/releases/tag/v$version"
-    echo
-    echo " -- $maintainer  $(date -u -R -d "@$epoch")"
-} | gzip -9n >"$doc/changelog.gz"
-# The binary is static-pie: an ELF of type DYN that links nothing, which lintian mistakes for
-# a shared library missing its dependencies.
-echo "$name: shared-library-lacks-prerequisites [usr/bin/$name]" >"$deb/usr/share/lintian/overrides/$name"
-chmod 0644 "$doc/copyright" "$deb/usr/share/man/man1/"*.gz "$doc/README.md.gz" "$doc/changelog.gz" \
-    "$deb/usr/share/lintian/overrides/$name"
+# debian ARCH BIN: dist/crontap-run_<version>_ARCH.deb, with BIN as /usr/bin/crontap-run.
+debian() {
+    local arch=$1 bin=$2
+    local deb=$stage/deb-$arch
+    local doc=$deb/usr/share/doc/$name
+    local page installed_size
+    mkdir -p "$deb/DEBIAN" "$deb/usr/bin" "$deb/usr/share/man/man1" "$doc" \
+        "$deb/usr/share/bash-completion/completions" \
+        "$deb/usr/share/zsh/vendor-completions" \
+        "$deb/usr/share/fish/vendor_completions.d" \
+        "$deb/usr/share/lintian/overrides"
+    install -m 0755 "$bin" "$deb/usr/bin/$name"
+    for page in "$name.1" "$name-history.1" "$name-check.1"; do
+        gzip -9n <"$stage/assets/man/$page" >"$deb/usr/share/man/man1/$page.gz"
+    done
+    install -m 0644 "$stage/assets/completions/$name.bash" "$deb/usr/share/bash-completion/completions/$name"
+    install -m 0644 "$stage/assets/completions/_$name" "$deb/usr/share/zsh/vendor-completions/_$name"
+    install -m 0644 "$stage/assets/completions/$name.fish" "$deb/usr/share/fish/vendor_completions.d/$name.fish"
+    # Debian policy: documentation over 4 KB is compressed; the copyright file never is.
+    gzip -9n <README.md >"$doc/README.md.gz"
+    {
+        echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+        echo "Upstream-Name: $name"
+        echo "Source: https://github.com/crontap/crontap-run"
+        echo
+        echo "Files: *"
+        echo "Copyright: 2026 The crontap-run authors"
+        echo "License: MIT"
+        echo
+        echo "License: MIT"
+        # The license text as a field continuation: each line indented, blank lines as " .".
+        sed -n '/^Permission is hereby granted/,$p' LICENSE | sed -e 's/^$/./' -e 's/^/ /'
+    } >"$doc/copyright"
+    # Debian policy wants a changelog in every package; this one points to the release notes.
+    {
+        echo "$name ($version) unstable; urgency=medium"
+        echo
+        echo "  * Release $version: https://github.com/crontap/crontap-run/releases/tag/v$version"
+        echo
+        echo " -- $maintainer  $(date -u -R -d "@$epoch")"
+    } | gzip -9n >"$doc/changelog.gz"
+    # The x86_64 binary is static-pie: an ELF of type DYN that links nothing, which lintian
+    # mistakes for a shared library missing its dependencies. (The aarch64 one is a plain
+    # static EXEC, for which the override is idle; one package layout serves both.)
+    echo "$name: shared-library-lacks-prerequisites [usr/bin/$name]" >"$deb/usr/share/lintian/overrides/$name"
+    chmod 0644 "$doc/copyright" "$deb/usr/share/man/man1/"*.gz "$doc/README.md.gz" "$doc/changelog.gz" \
+        "$deb/usr/share/lintian/overrides/$name"
 
-# Installed-Size as dpkg-gencontrol computes it: each regular file rounded up to a KiB, plus
-# one KiB for every directory.
-installed_size=$(find "$deb/usr" -printf '%y %s\n' |
-    awk '$1 == "f" { kib += int(($2 + 1023) / 1024); next } { kib += 1 } END { print kib }')
-cat >"$deb/DEBIAN/control" <<EOF
+    # Installed-Size as dpkg-gencontrol computes it: each regular file rounded up to a KiB,
+    # plus one KiB for every directory.
+    installed_size=$(find "$deb/usr" -printf '%y %s\n' |
+        awk '$1 == "f" { kib += int(($2 + 1023) / 1024); next } { kib += 1 } END { print kib }')
+    cat >"$deb/DEBIAN/control" <<EOF
 Package: $name
 Version: $version
-Architecture: amd64
+Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $installed_size
 Section: utils
@@ -157,27 +209,28 @@ Description: run a scheduled command and report it to a Crontap heartbeat URL
  .
  The binary is static and has no runtime dependencies.
 EOF
-(cd "$deb" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$deb/DEBIAN/md5sums"
-chmod 0644 "$deb/DEBIAN/control" "$deb/DEBIAN/md5sums"
-# --root-owner-group: every file is root:root in the package, whoever builds it.
-SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz --build "$deb" "dist/${name}_${version}_amd64.deb" >/dev/null
+    (cd "$deb" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$deb/DEBIAN/md5sums"
+    chmod 0644 "$deb/DEBIAN/control" "$deb/DEBIAN/md5sums"
+    # --root-owner-group: every file is root:root in the package, whoever builds it.
+    SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz --build "$deb" "dist/${name}_${version}_$arch.deb" >/dev/null
+}
 
-echo "== full flavour: the PostgreSQL and Redis state stores built in"
-# A target directory of its own, so the default binary above is not overwritten. The two
-# clients make it larger than the default build's 4 MiB bound; it is static all the same.
-cargo build --locked --release --target "$target" --features postgres,redis --target-dir target/full
-full_bin=target/full/$target/release/$name
-full_headers=$(readelf -l "$full_bin") || die "readelf cannot read $full_bin"
-if grep -q INTERP <<<"$full_headers"; then
-    die "$full_bin is not static (it has a program interpreter)"
-fi
-echo "$full_bin: $(stat -c %s "$full_bin") bytes, static"
-full_top=$name-full-$target
-full_tree=$stage/$full_top
-mkdir -p "$full_tree"
-cp -a "$tree/." "$full_tree/"
-install -m 0755 "$full_bin" "$full_tree/$name"
-reproducible_tar -C "$stage" -cf - "$full_top" | gzip -9n >"dist/$full_top.tar.gz"
+for target in "${targets[@]}"; do
+    echo "== $target: build $name $version"
+    build "$target" target
+    size=$(stat -c %s "$built")
+    [ "$size" -le "$max_size" ] || die "$built is $size bytes, over the $max_size-byte (4 MiB) limit"
+    echo "== $target: tar.gz"
+    archive "$name-$target" "$built"
+    echo "== $target: deb"
+    debian "$(deb_arch "$target")" "$built"
+
+    echo "== $target: full flavour, the PostgreSQL and Redis state stores built in"
+    # A target directory of its own, so the default binary above is not overwritten. The two
+    # clients make it larger than the default build's 4 MiB bound; it is static all the same.
+    build "$target" target/full --features postgres,redis
+    archive "$name-full-$target" "$built"
+done
 
 echo "== install.sh"
 # The one-line installer is downloaded from the release too (README: Install).

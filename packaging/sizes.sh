@@ -12,7 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-target=x86_64-unknown-linux-musl
+targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
+flavours=(default full)
 name=crontap-run
 max_size=4194304 # 4 MiB, release.sh's bound for the default binary
 readme=README.md
@@ -33,15 +34,22 @@ case "$mode" in
         ;;
 esac
 
-# Bytes of the binary inside a release archive: exactly what users install.
+# Bytes of the binary inside a release archive (FLAVOUR TARGET): exactly what users install.
 size_in() {
-    local archive=dist/$1-$target.tar.gz
+    local top=$name-$2
+    [ "$1" = default ] || top=$name-$1-$2
+    local archive=dist/$top.tar.gz
     [ -f "$archive" ] || die "$archive is missing; run packaging/release.sh first"
-    tar -xOzf "$archive" "$1-$target/$name" | wc -c
+    tar -xOzf "$archive" "$top/$name" | wc -c
 }
 
-default=$(size_in "$name")
-full=$(size_in "$name-full")
+# size[FLAVOUR/TARGET], for every flavour and target.
+declare -A size
+for flavour in "${flavours[@]}"; do
+    for target in "${targets[@]}"; do
+        size[$flavour/$target]=$(size_in "$flavour" "$target")
+    done
+done
 
 mib() {
     awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'
@@ -51,11 +59,28 @@ bytes() {
     sed -e ':a' -e 's/\B[0-9]\{3\}\>/,&/' -e 'ta' <<<"$1"
 }
 
+# One row per flavour, one column per target, in the order of $targets (--check relies on it).
 table() {
-    echo "| build | bytes |"
-    echo "|---|---|"
-    echo "| default (\`packaging/release.sh\` fails above 4 MiB) | $(bytes "$default") ($(mib "$default"), $(bytes $((max_size - default))) bytes under) |"
-    echo "| crontap-run-full (\`--features postgres,redis\`) | $(bytes "$full") ($(mib "$full")) |"
+    local target flavour b row
+    row="| build |"
+    for target in "${targets[@]}"; do row="$row \`$target\` |"; done
+    echo "$row"
+    echo "|---|$(printf -- '---|%.0s' "${targets[@]}")"
+    for flavour in "${flavours[@]}"; do
+        case "$flavour" in
+            default) row="| default (\`packaging/release.sh\` fails above 4 MiB) |" ;;
+            full) row="| crontap-run-full (\`--features postgres,redis\`) |" ;;
+        esac
+        for target in "${targets[@]}"; do
+            b=${size[$flavour/$target]}
+            if [ "$flavour" = default ]; then
+                row="$row $(bytes "$b") ($(mib "$b"), $(bytes $((max_size - b))) bytes under) |"
+            else
+                row="$row $(bytes "$b") ($(mib "$b")) |"
+            fi
+        done
+        echo "$row"
+    done
     echo
     echo "Measured by \`packaging/sizes.sh\` from the release archives, built with $(rustc --version | cut -d' ' -f1-2)."
 }
@@ -78,23 +103,35 @@ case "$mode" in
         echo "sizes.sh: $readme updated"
         ;;
     --check)
-        # The first figure of each row in the marked block, commas removed.
+        # "FLAVOUR COLUMN BYTES" for the first figure of each cell in the marked block's rows,
+        # commas removed; column 1 is the first target.
         written=$(awk -v begin="$begin" -v end="$end" '
             $0 == begin { inside = 1; next }
             $0 == end { inside = 0 }
-            inside && /^\| (default|crontap-run-full)/ { split($0, cells, "|"); n = cells[3]; sub(/^ */, "", n); sub(/ .*/, "", n); gsub(/,/, "", n); print n }
+            inside && /^\| (default|crontap-run-full)/ {
+                n = split($0, cells, "|")
+                flavour = $2 == "default" ? "default" : "full"
+                for (i = 3; i < n; i++) {
+                    v = cells[i]; sub(/^ */, "", v); sub(/ .*/, "", v); gsub(/,/, "", v)
+                    print flavour, i - 2, v
+                }
+            }
         ' "$readme")
-        read -r -d '' readme_default readme_full <<<"$written" || true
-        if [ -z "$readme_default" ] || [ -z "$readme_full" ]; then
-            die "no size table between the markers in $readme"
-        fi
         off=0
-        for pair in "default $default $readme_default" "full $full $readme_full"; do
-            read -r what measured stated <<<"$pair"
-            if ! awk -v m="$measured" -v s="$stated" 'BEGIN { d = m - s; if (d < 0) d = -d; exit !(d * 100 <= s) }'; then
-                echo "sizes.sh: $what binary is $measured bytes, $readme says $stated (more than 1 % off)" >&2
-                off=1
-            fi
+        for flavour in "${flavours[@]}"; do
+            column=0
+            for target in "${targets[@]}"; do
+                column=$((column + 1))
+                measured=${size[$flavour/$target]}
+                stated=$(awk -v f="$flavour" -v c="$column" '$1 == f && $2 == c { print $3 }' <<<"$written")
+                if [ -z "$stated" ]; then
+                    echo "sizes.sh: $readme's size table has no figure for the $flavour $target binary" >&2
+                    off=1
+                elif ! awk -v m="$measured" -v s="$stated" 'BEGIN { d = m - s; if (d < 0) d = -d; exit !(d * 100 <= s) }'; then
+                    echo "sizes.sh: the $flavour $target binary is $measured bytes, $readme says $stated (more than 1 % off)" >&2
+                    off=1
+                fi
+            done
         done
         [ "$off" -eq 0 ] || die "run packaging/sizes.sh --write and commit $readme"
         echo "sizes.sh: $readme's size table is within 1 % of the release binaries"

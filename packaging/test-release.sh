@@ -384,6 +384,10 @@ binfmt_register() { # sets $why when it cannot
 if binfmt_register; then
     binfmt_ok=1
     ok "binfmt_misc entry $binfmt_entry: the aarch64 binary starts by path, under $(sed -n 's/^interpreter //p' "$binfmt/$binfmt_entry")"
+elif [ "$("$a64_bin" --version 2>/dev/null)" = "$name $version" ]; then
+    # A machine whose own entry (systemd-binfmt's, say) already runs it.
+    binfmt_ok=1
+    ok "the aarch64 binary starts by path through this machine's own binfmt_misc entry (none of this run's: $why)"
 else
     binfmt_ok=0
     not_run "install.sh on aarch64, and the aarch64 chroot" "$why"

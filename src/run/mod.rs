@@ -6,13 +6,15 @@
 //! passes its output through and keeps a tail of each stream; [`signals`] says which
 //! signals are forwarded and why, and records stop requests to crontap-run itself;
 //! [`terminal`] hands the terminal's foreground to the job; [`lifeline`] kills the job's
-//! group if crontap-run dies while it holds state; [`outcome`] turns an exit status into
+//! group if crontap-run dies while it holds state; [`group`] tells whether anything is left
+//! in the job's group once its leader has exited; [`outcome`] turns an exit status into
 //! crontap-run's own; [`retry`] decides whether a failed attempt runs again.
 //!
 //! The invariant this wing keeps: the command's exit status reaches [`outcome::Outcome`]
 //! unchanged, and only a stop crontap-run decided on (`--timeout`) replaces it.
 
 pub(crate) mod exec;
+pub(crate) mod group;
 pub(crate) mod lifeline;
 pub mod outcome;
 pub(crate) mod retry;

@@ -11,6 +11,8 @@
 //! orphan in it is re-parented to crontap-run, and elsewhere crontap-run makes itself the
 //! child subreaper so the job's orphans come to it rather than to init. Nothing is sent to
 //! the group once its leader has been reaped, so a reused process id is never signalled.
+//! When the leader exits during a stop while others of its group run on, it is left
+//! unreaped until they are gone or have had SIGKILL at `--kill-after` ([`group`]).
 
 use std::cell::Cell;
 use std::ffi::OsString;
@@ -29,6 +31,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 
 use crate::run::exec;
+use crate::run::group;
 use crate::run::lifeline::Lifeline;
 use crate::run::outcome::{HumanDuration, Outcome, SuccessCodes};
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
@@ -297,7 +300,18 @@ async fn supervise(
         .and_then(|t| tokio::time::Instant::from_std(started).checked_add(t));
     let mut timed_out = false;
     let mut kill_at: Option<tokio::time::Instant> = None;
-    let mut killed = false;
+    let mut killed_at: Option<Instant> = None;
+    // The leader exited during a stop while others of its group ran on: it is left unreaped,
+    // so the group's id stays the group's, and the group is watched until it is empty, or
+    // until a moment after SIGKILL (see `group`).
+    let mut outlived = false;
+    let mut check_group = tokio::time::interval(GROUP_CHECK);
+    let leader_outlived = |kill_at: Option<tokio::time::Instant>, killed_at: Option<Instant>| {
+        kill_at.is_some()
+            && killed_at.is_none_or(|at| at.elapsed() < KILL_GRACE)
+            && has_exited(child)
+            && group::has_live_members(child)
+    };
     let mut termination_forwarded = false;
     let mut stopped = None;
     let lease = spec.lease.as_ref();
@@ -333,7 +347,24 @@ async fn supervise(
             _ = child_exits.recv() => {
                 // The leader is not reaped yet, so its group id is still its own.
                 forward_new(&mut kill_at);
+                if leader_outlived(kill_at, killed_at) {
+                    if !outlived {
+                        tracing::debug!(
+                            "the command's leader exited during a stop, other processes of \
+                             its group did not; waiting for them until --kill-after"
+                        );
+                    }
+                    outlived = true;
+                    continue;
+                }
                 if let Some(outcome) = reap(child, terminal) {
+                    break outcome;
+                }
+            }
+            _ = check_group.tick(), if outlived => {
+                if !leader_outlived(kill_at, killed_at)
+                    && let Some(outcome) = reap(child, terminal)
+                {
                     break outcome;
                 }
             }
@@ -361,9 +392,9 @@ async fn supervise(
                     kill_at = Some(kill_at.map_or(gone_by, |k| k.min(gone_by)));
                 }
             }
-            _ = sleep_until(kill_at), if !killed => {
+            _ = sleep_until(kill_at), if killed_at.is_none() => {
                 tracing::debug!("the command outlived --kill-after, sending SIGKILL");
-                killed = true;
+                killed_at = Some(Instant::now());
                 send(child, Signal::SIGKILL);
             }
         }
@@ -378,9 +409,11 @@ async fn supervise(
     let outcome = match (timed_out, limits.timeout) {
         (true, Some(limit)) => Outcome::TimedOut {
             limit,
-            kill_after: killed.then_some(limits.kill_after),
+            kill_after: killed_at.and(Some(limits.kill_after)),
         },
-        _ if lease_lost => Outcome::LeaseLost { killed },
+        _ if lease_lost => Outcome::LeaseLost {
+            killed: killed_at.is_some(),
+        },
         _ => outcome,
     };
     let mut finished = copies.finish(outcome, started, exited, signals);
@@ -390,6 +423,12 @@ async fn supervise(
     reap(child, None);
     Ok(finished)
 }
+
+/// How often the group of an exited leader is looked at during a stop (see `group`).
+const GROUP_CHECK: Duration = Duration::from_millis(100);
+/// How long after SIGKILL the group may take to be gone before the leader is reaped anyway:
+/// a process in uninterruptible sleep (a hung NFS mount) dies only when it wakes.
+const KILL_GRACE: Duration = Duration::from_secs(2);
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {

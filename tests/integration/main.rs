@@ -15,6 +15,7 @@ mod kill_anywhere;
 mod logging;
 mod metrics;
 mod options;
+mod outlived;
 mod output;
 mod period_tz;
 mod ping;

@@ -14,7 +14,7 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
-use crate::harness::{Crontap, Receiver, Reply, alive, eventually};
+use crate::harness::{Crontap, Receiver, Reply, SECRET, alive, eventually};
 use crate::state::stateful;
 
 /// Whether `pid` is gone from the process table: not running, and no zombie either.
@@ -274,6 +274,19 @@ fn orphans_ending_between_attempts_or_during_the_ping_are_reaped() {
     );
     running.signal(Signal::SIGTERM);
     assert_eq!(running.finish().code, 0);
+}
+
+/// An ordinary `--jitter` run: a random wait below DUR, then the command and its ping.
+#[test]
+fn a_jittered_run_runs_the_command_and_pings() {
+    let receiver = Receiver::start();
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--jitter", "1s", "--", "sh", "-c", "echo ran"])
+        .run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "ran\n");
+    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+    assert!(out.elapsed < Duration::from_secs(10), "{:?}", out.elapsed);
 }
 
 /// `--jitter` is validated like every duration: at most an hour.

@@ -13,6 +13,16 @@ fn server_error_then_success_is_retried() {
     assert_eq!(out.stderr, "", "a delivered ping prints nothing");
 }
 
+/// 408 Request Timeout is the server giving up on a slow request: worth another attempt.
+#[test]
+fn request_timeout_is_retried() {
+    let receiver = Receiver::scripted(&[Reply::Status(408)]);
+    let out = Crontap::with_url(&receiver.url()).sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(receiver.received().len(), 2);
+    assert_eq!(out.stderr, "", "a delivered ping prints nothing");
+}
+
 #[test]
 fn too_many_requests_honours_retry_after() {
     let receiver = Receiver::scripted(&[Reply::RetryAfter(429, 2)]);

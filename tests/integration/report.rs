@@ -73,6 +73,22 @@ fn summary_is_bounded_on_a_utf8_boundary_without_control_characters() {
     assert!(msg.starts_with("exit 2 after "), "{msg}");
 }
 
+/// Without `--msg-max`, the summary is cut at 256 bytes (DESIGN: Message format).
+#[test]
+fn summary_is_bounded_to_256_bytes_by_default() {
+    let receiver = Receiver::start();
+    Crontap::with_url(&receiver.url())
+        .sh("yes 'disk full on /var/lib' | head -n 50 | tr '\\n' ' ' >&2; exit 1");
+    let msg = receiver.only().msg().unwrap();
+    assert!(
+        (200..=256).contains(&msg.len()),
+        "{} bytes: {msg}",
+        msg.len()
+    );
+    assert!(msg.ends_with('…'), "{msg}");
+    assert!(msg.starts_with("exit 1 after "), "{msg}");
+}
+
 #[test]
 fn secrets_are_redacted_from_the_summary() {
     let receiver = Receiver::start();

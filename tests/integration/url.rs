@@ -76,6 +76,26 @@ fn url_env_names_another_variable() {
     );
 }
 
+/// `--url-env` names where the URL is read from; the default variable is a secret all the
+/// same and is still kept from the job.
+#[test]
+fn url_env_still_keeps_the_default_variable_from_the_job() {
+    let receiver = Receiver::start();
+    let out = Crontap::new()
+        .args(["--url-env", "MY_HEARTBEAT"])
+        .env("MY_HEARTBEAT", receiver.url())
+        .env("CRONTAP_HEARTBEAT_URL", receiver.url())
+        .sh("env");
+    assert_eq!(out.code, 0);
+    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+    assert!(!out.stdout.contains("MY_HEARTBEAT="), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains("CRONTAP_HEARTBEAT_URL="),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn existing_query_and_trailing_slash() {
     let receiver = Receiver::start();

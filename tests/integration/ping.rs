@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::harness::{Crontap, Receiver, Reply, refused_url};
+use crate::state::Gate;
 
 #[test]
 fn server_error_then_success_is_retried() {
@@ -126,6 +127,40 @@ fn a_server_that_never_answers_is_bounded_by_the_budget() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     let expected = format!("ping to {} failed: no response within 2s", receiver.host());
     assert!(out.stderr.contains(&expected), "{}", out.stderr);
+}
+
+/// `--ping-timeout` bounds each attempt: an attempt the server never answers is given up
+/// after it, and the next attempt is made within the budget.
+#[test]
+fn a_hung_attempt_is_cut_at_the_ping_timeout_and_retried() {
+    let receiver = Receiver::scripted(&[Reply::Hang, Reply::Hang]);
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--ping-timeout", "1s", "--ping-budget", "60s"])
+        .sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(receiver.received().len(), 3);
+    assert_eq!(out.stderr, "", "a delivered ping prints nothing");
+}
+
+/// The job never waits for the network: with a heartbeat endpoint that never answers, the
+/// command starts at once and nothing is sent until it has ended (no start ping).
+#[test]
+fn the_job_starts_while_the_heartbeat_endpoint_hangs() {
+    let receiver = Receiver::scripted(&[Reply::Hang; 10]);
+    let dir = tempfile::tempdir().unwrap();
+    let gate = Gate::new(dir.path());
+    let script = format!("echo ready; {}", gate.wait_script());
+    let mut run = Crontap::with_url(&receiver.url())
+        .args(["--ping-budget", "2s", "--", "sh", "-c", &script])
+        .start();
+    run.wait_for("ready");
+    assert!(
+        receiver.received().is_empty(),
+        "a request went out before the job ended"
+    );
+    gate.open();
+    assert_eq!(run.finish().code, 0);
+    assert_eq!(receiver.received().len(), 1);
 }
 
 #[test]

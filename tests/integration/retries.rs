@@ -53,6 +53,38 @@ fn a_later_success_sends_one_success_ping() {
     assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
 }
 
+/// `--timeout` bounds each attempt, not the run: two attempts of 2 s each both finish under
+/// a 3 s timeout.
+#[test]
+fn each_attempt_gets_the_whole_timeout() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("attempts");
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--retries", "1", "--retry-delay", "10ms", "--timeout", "3s"])
+        .sh(&counted(&log, "sleep 2; [ \"$CRONTAP_ATTEMPT\" -ge 2 ]"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(attempts(&log), ["1", "2"]);
+    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+}
+
+/// An attempt that timed out is retried like any failure.
+#[test]
+fn a_timed_out_attempt_is_retried() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("attempts");
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--retries", "1", "--retry-delay", "10ms", "--timeout", "1s"])
+        .sh(&counted(
+            &log,
+            "[ \"$CRONTAP_ATTEMPT\" -ge 2 ] || exec sleep 60",
+        ));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(attempts(&log), ["1", "2"]);
+    assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+}
+
 #[test]
 fn when_every_attempt_fails_one_fail_ping_names_the_last_attempt() {
     let receiver = Receiver::start();

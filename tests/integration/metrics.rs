@@ -309,3 +309,43 @@ fn runs_that_end_together_each_count() {
         "{text}"
     );
 }
+
+/// A failure after a success moves the "last" values but keeps the last success's time:
+/// that is what an alert on a job that stopped succeeding compares with.
+#[test]
+fn a_failure_keeps_the_last_success_time() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = dir.path().join("metrics");
+    std::fs::create_dir(&metrics).unwrap();
+    let file = metrics.join("crontap-run-nightly.prom");
+    let series = |text: &str, name: &str| {
+        value(text, &format!("crontap_run_{name}{{job=\"nightly\"}}")).unwrap()
+    };
+    for (script, code) in [("exit 0", 0), ("sleep 1.1; exit 3", 3)] {
+        let out = Crontap::with_url(&receiver.url())
+            .arg("--metrics-dir")
+            .arg(&metrics)
+            .args(["--job", "nightly"])
+            .sh(script);
+        assert_eq!(out.code, code, "{}", out.stderr);
+        if code == 0 {
+            let text = std::fs::read_to_string(&file).unwrap();
+            assert_eq!(
+                series(&text, "last_success_timestamp_seconds"),
+                series(&text, "last_end_timestamp_seconds"),
+                "{text}"
+            );
+        }
+    }
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(series(&text, "last_exit_code"), 3.0, "{text}");
+    let success = series(&text, "last_success_timestamp_seconds");
+    let end = series(&text, "last_end_timestamp_seconds");
+    assert!(
+        success + 1.0 <= end,
+        "last success {success}, last end {end}: {text}"
+    );
+    let (ok, said) = promtool(&file);
+    assert!(ok, "promtool check metrics: {said}");
+}

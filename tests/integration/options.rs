@@ -170,3 +170,27 @@ fn missing_command_and_help() {
         concat!("crontap-run ", env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// `CRONTAP_STATE_TIMEOUT` is `--state-timeout` from the environment, checked the same way.
+#[test]
+fn state_timeout_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = Crontap::new()
+        .env("CRONTAP_STATE_TIMEOUT", "0s")
+        .args(["--no-overlap", "--", "true"])
+        .run();
+    assert_eq!(refused.code, 125);
+    assert_eq!(refused.stderr.lines().count(), 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("--state-timeout"),
+        "{}",
+        refused.stderr
+    );
+    let accepted = Crontap::new()
+        .env("CRONTAP_STATE_TIMEOUT", "5s")
+        .args(["-q", "--no-overlap", "--state-dir"])
+        .arg(dir.path())
+        .args(["--", "true"])
+        .run();
+    assert_eq!(accepted.code, 0, "{}", accepted.stderr);
+}

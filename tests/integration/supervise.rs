@@ -154,6 +154,24 @@ fn a_job_outliving_a_stop_request_is_killed_after_kill_after() {
     assert_eq!(run.finish().code, 128 + 9);
 }
 
+/// Without `--kill-after`, SIGKILL follows a stop request after 10 s (DESIGN: the default).
+#[test]
+fn the_default_kill_after_is_ten_seconds() {
+    let script = "trap '' TERM; echo ready; sleep 60";
+    let mut run = Crontap::new()
+        .args(["-q", "--", "sh", "-c", script])
+        .start();
+    run.wait_for("ready");
+    run.signal(Signal::SIGTERM);
+    let out = run.finish();
+    assert_eq!(out.code, 128 + 9);
+    assert!(
+        (Duration::from_secs(9)..Duration::from_secs(40)).contains(&out.elapsed),
+        "SIGKILL came after {:?}",
+        out.elapsed
+    );
+}
+
 /// A job that leaves `n` orphans behind, then waits until none of its parent's children is a
 /// zombie and prints how many were left.
 fn orphans_script(n: u32) -> String {

@@ -663,6 +663,45 @@ fn a_server_that_never_answers_is_given_up_on_in_connect_timeout() {
     drop(silent);
 }
 
+/// A server swamped by a fleet answers no new connection at all: its accept queue is full
+/// and the kernel drops the handshake, so the client's own connect_timeout ends the attempt.
+/// That is a busy server too, asked again until the state timeout, not a final failure.
+#[test]
+fn a_connection_that_times_out_is_tried_again() {
+    use std::os::fd::AsRawFd;
+
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let swamped = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = swamped.local_addr().unwrap();
+    // An accept queue of one connection, which this one fills.
+    // SAFETY: listen(2) on a socket this test owns; it only changes the queue's length.
+    assert_eq!(unsafe { libc::listen(swamped.as_raw_fd(), 0) }, 0);
+    let _queued = std::net::TcpStream::connect(addr).unwrap();
+    let probe = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(300));
+    assert!(
+        probe.is_err(),
+        "the accept queue is not full; the test proves nothing"
+    );
+
+    let url = format!(
+        "postgres://crontap:{PASSWORD}@127.0.0.1:{}/jobs?connect_timeout=1",
+        addr.port()
+    );
+    let out = run(host(&receiver, &dir.path().join("state"), &url)
+        .args(["-v", "--state-timeout", "4s", "--no-overlap", "--", "touch"])
+        .arg(&marker));
+    assert_eq!(out.code, 125, "{}", out.stderr);
+    assert!(!marker.exists());
+    assert!(
+        out.stderr.contains("connecting again"),
+        "a connect timeout was final: {}",
+        out.stderr
+    );
+    drop(swamped);
+}
+
 /// Whether the server sees a connection named `app` in `db` as TLS.
 fn uses_tls(db: &str, app: &str) -> String {
     server().psql(

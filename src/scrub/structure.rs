@@ -140,9 +140,10 @@ fn encoded_value_end(text: &str, start: usize) -> usize {
         if b[i].is_ascii_whitespace() || matches!(b[i], b'&' | b'"' | b'\'' | b';') {
             break;
         }
+        // Bytes, not a slice of the text: what follows `%` may be any character.
         if b[i] == b'%' && b.len() >= i + 3 {
-            let code = text[i + 1..i + 3].to_ascii_uppercase();
-            if matches!(code.as_str(), "26" | "22" | "2C" | "20" | "7D" | "27") {
+            let code = [b[i + 1].to_ascii_uppercase(), b[i + 2].to_ascii_uppercase()];
+            if matches!(&code, b"26" | b"22" | b"2C" | b"20" | b"7D" | b"27") {
                 break;
             }
         }
@@ -716,6 +717,9 @@ mod tests {
             "q=%7B%22api_key%22%3A%22[REDACTED]%22%7D"
         );
         assert_eq!(r("path=%2Fhome%2Fapp"), "path=%2Fhome%2Fapp");
+        // A `%` followed by a character of several bytes (found by the property test).
+        assert_eq!(r("password%3D%𑏌"), "password%3D[REDACTED]");
+        assert_eq!(r("password%3Dab%é%26x"), "password%3D[REDACTED]%26x");
     }
 
     #[test]

@@ -10,27 +10,49 @@
 //!
 //! The kernel has no call that counts a group's members: `kill(-pgid, 0)` succeeds while
 //! the unreaped leader is in it. Each process's group is in `/proc/<pid>/stat`, so this reads
-//! them all, which is done only on that stop path, a few times a second. Without `/proc`
-//! nothing is found, and the run ends as it would have before.
+//! them, only on that stop path, ten times a second: first the member found last time, and
+//! all of `/proc` only once that one has gone. Without `/proc` nothing is found, and the run
+//! ends as it would have before.
 
 use nix::unistd::Pid;
 
-/// Whether a process other than a zombie is in process group `pgid`.
-pub fn has_live_members(pgid: Pid) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    entries.flatten().any(|entry| {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
+/// The members of one process group, looked up again each time they are asked about.
+pub struct Group {
+    pgid: Pid,
+    /// The member found last time: usually still there (a program waiting for SIGKILL), so
+    /// it is read first, and all of `/proc` only once it has gone.
+    seen: Option<String>,
+}
+
+impl Group {
+    pub fn new(pgid: Pid) -> Group {
+        Group { pgid, seen: None }
+    }
+
+    /// Whether a process other than a zombie is in the group.
+    pub fn has_live_members(&mut self) -> bool {
+        if let Some(pid) = &self.seen
+            && self.is_member(pid)
+        {
+            return true;
+        }
+        self.seen = None;
+        let Ok(entries) = std::fs::read_dir("/proc") else {
             return false;
         };
+        self.seen = entries
+            .flatten()
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|name| name.bytes().all(|b| b.is_ascii_digit()))
+            .find(|pid| self.is_member(pid));
+        self.seen.is_some()
+    }
+
+    fn is_member(&self, pid: &str) -> bool {
         // A process that exited between the listing and the read is no member.
-        std::fs::read(format!("/proc/{pid}/stat")).is_ok_and(|stat| is_live_member(&stat, pgid))
-    })
+        std::fs::read(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| is_live_member(&stat, self.pgid))
+    }
 }
 
 /// Whether a `/proc/<pid>/stat` line is that of a process in `pgid` that has not exited.
@@ -78,13 +100,15 @@ mod tests {
             .process_group(0)
             .spawn()
             .unwrap();
-        let pgid = Pid::from_raw(child.id() as i32);
-        assert!(has_live_members(pgid));
+        let mut group = Group::new(Pid::from_raw(child.id() as i32));
+        assert!(group.has_live_members());
+        // Again, from the member it remembers.
+        assert!(group.has_live_members());
         child.kill().unwrap();
         child.wait().unwrap();
-        assert!(!has_live_members(pgid));
-        // crontap-run's own group is live, which shows the scan reads real entries.
-        let own = nix::unistd::getpgrp();
-        assert!(has_live_members(own));
+        assert!(!group.has_live_members());
+        assert!(!group.has_live_members());
+        // The tests' own group is live, which shows the scan reads real entries.
+        assert!(Group::new(nix::unistd::getpgrp()).has_live_members());
     }
 }

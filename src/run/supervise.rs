@@ -306,11 +306,13 @@ async fn supervise(
     // until a moment after SIGKILL (see `group`).
     let mut outlived = false;
     let mut check_group = tokio::time::interval(GROUP_CHECK);
-    let leader_outlived = |kill_at: Option<tokio::time::Instant>, killed_at: Option<Instant>| {
+    let mut group = group::Group::new(child);
+    let mut leader_outlived = |kill_at: Option<tokio::time::Instant>,
+                               killed_at: Option<Instant>| {
         kill_at.is_some()
             && killed_at.is_none_or(|at| at.elapsed() < KILL_GRACE)
             && has_exited(child)
-            && group::has_live_members(child)
+            && group.has_live_members()
     };
     let mut termination_forwarded = false;
     let mut stopped = None;

@@ -116,13 +116,8 @@ impl PostgresStore {
                 Ok(Ok(connected)) => return Ok(connected),
                 Ok(Err(err)) => {
                     // The client's own connect_timeout (the same length) may fire first.
-                    let too_slow = timed_out(&err);
                     let err = self.error(&err);
-                    let busy = too_slow
-                        || err.code.as_ref().is_some_and(|code| {
-                            [SqlState::TOO_MANY_CONNECTIONS, SqlState::CANNOT_CONNECT_NOW]
-                                .contains(code)
-                        });
+                    let busy = err.is_busy();
                     (anyhow::Error::from(err), busy)
                 }
                 Err(_) => (
@@ -335,23 +330,6 @@ impl Drop for PostgresStore {
             runtime.shutdown_background();
         }
     }
-}
-
-/// Whether `err` is the client giving up on a connection that took too long (its
-/// `connect_timeout`), which a server swamped by a fleet does: tokio-postgres reports it as
-/// an I/O error of kind `TimedOut` under its "error connecting to server".
-fn timed_out(err: &tokio_postgres::Error) -> bool {
-    let mut source = std::error::Error::source(err);
-    while let Some(cause) = source {
-        if cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
-        {
-            return true;
-        }
-        source = cause.source();
-    }
-    false
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ const REDACT_MIN: usize = 6;
 #[derive(Debug)]
 pub struct PgError {
     pub(super) code: Option<SqlState>,
+    /// The client gave up on a connection that took longer than its `connect_timeout`.
+    timed_out: bool,
     text: String,
 }
 
@@ -31,6 +33,7 @@ impl PgError {
             // The message only: DETAIL may quote row values, and HINT adds lines.
             return PgError {
                 code: Some(db.code().clone()),
+                timed_out: false,
                 text: one_line(&format!(
                     "{}: {} (SQLSTATE {})",
                     db.severity(),
@@ -39,18 +42,34 @@ impl PgError {
                 )),
             };
         }
-        // tokio-postgres's own text leaves out the cause; add the chain.
+        // tokio-postgres's own text leaves out the cause; add the chain. Its connect_timeout
+        // is an I/O error of kind `TimedOut` in that chain.
         let mut text = err.to_string();
+        let mut timed_out = false;
         let mut source = err.source();
         while let Some(cause) = source {
             text.push_str(": ");
             text.push_str(&cause.to_string());
+            timed_out |= cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut);
             source = cause.source();
         }
         PgError {
             code: None,
+            timed_out,
             text: one_line(&text),
         }
+    }
+
+    /// Whether the server is only busy for now, so that connecting again may work: it says
+    /// it has too many clients or is starting up, or it did not answer a connection within
+    /// `connect_timeout` (a fleet authenticating at once overflows its listen queue).
+    pub(super) fn is_busy(&self) -> bool {
+        self.timed_out
+            || self.code.as_ref().is_some_and(|code| {
+                [SqlState::TOO_MANY_CONNECTIONS, SqlState::CANNOT_CONNECT_NOW].contains(code)
+            })
     }
 
     /// The error with every string in `redact` replaced by `[REDACTED]`.
@@ -96,6 +115,7 @@ mod tests {
             let (config, _) = settings(url).unwrap();
             let err = PgError {
                 code: None,
+                timed_out: false,
                 text: text.to_owned(),
             };
             err.redacted(&names_to_redact(&config)).text

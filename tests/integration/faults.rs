@@ -14,20 +14,12 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
-use crate::harness::{Crontap, Receiver, Reply, SECRET, alive, eventually};
+use crate::harness::{Crontap, Receiver, Reply, SECRET, alive, eventually, read_pid};
 use crate::state::stateful;
 
 /// Whether `pid` is gone from the process table: not running, and no zombie either.
 fn reaped(pid: &str) -> bool {
     !Path::new(&format!("/proc/{pid}")).exists()
-}
-
-fn read_pid(path: &Path) -> String {
-    assert!(
-        eventually(Duration::from_secs(10), || path.exists()),
-        "no pid file"
-    );
-    std::fs::read_to_string(path).unwrap().trim().to_owned()
 }
 
 /// Waits until crontap-run's stderr shows `line` (its debug log says where it is).

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -471,6 +472,15 @@ pub fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
 }
 
 /// Whether a process exists and is not a zombie.
+/// The process id a job wrote to `path`, once the file is there.
+pub fn read_pid(path: &Path) -> String {
+    assert!(
+        eventually(Duration::from_secs(10), || path.exists()),
+        "no pid file"
+    );
+    std::fs::read_to_string(path).unwrap().trim().to_owned()
+}
+
 pub fn alive(pid: &str) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => !stat

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 
-use crate::harness::{Crontap, Receiver, alive};
+use crate::harness::{Crontap, Receiver, alive, read_pid};
 use crate::state::stateful;
 
 /// A shell whose foreground child ignores SIGTERM: the shell dies of SIGTERM at once, the
@@ -17,10 +17,6 @@ fn stubborn_member(pid_file: &Path) -> String {
         "sh -c 'trap \"\" TERM; echo $$ > {}; echo ready; exec sleep 60'; echo after",
         pid_file.display()
     )
-}
-
-fn member_pid(pid_file: &Path) -> String {
-    std::fs::read_to_string(pid_file).unwrap().trim().to_owned()
 }
 
 #[test]
@@ -38,7 +34,7 @@ fn a_stop_request_kills_group_members_outliving_the_leader() {
     let out = run.finish();
     // The leader's own status: the shell died of the SIGTERM it was sent.
     assert_eq!(out.code, 128 + 15, "{}", out.stderr);
-    let pid = member_pid(&pid_file);
+    let pid = read_pid(&pid_file);
     assert!(
         !alive(&pid),
         "a member of the job's group still runs after crontap-run exited and released its lock"
@@ -58,7 +54,7 @@ fn a_timeout_kills_group_members_outliving_the_leader_and_exits_137() {
         .args(["--", "sh", "-c", &stubborn_member(&pid_file)])
         .run();
     assert_eq!(out.code, 137, "{}", out.stderr);
-    assert!(!alive(&member_pid(&pid_file)));
+    assert!(!alive(&read_pid(&pid_file)));
     let msg = receiver.only().msg().unwrap();
     assert!(
         msg.starts_with("timed out after 2s (sent SIGTERM, then SIGKILL after 1s)"),
@@ -85,7 +81,7 @@ fn group_members_ending_on_sigterm_are_waited_for_not_killed() {
     run.signal(Signal::SIGTERM);
     let out = run.finish();
     assert_eq!(out.code, 128 + 15, "{}", out.stderr);
-    assert!(!alive(&member_pid(&pid_file)));
+    assert!(!alive(&read_pid(&pid_file)));
     assert!(
         out.elapsed < Duration::from_secs(30),
         "waited {:?} for a group that had emptied",

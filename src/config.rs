@@ -18,7 +18,7 @@ use crate::report::check;
 use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::ping;
 use crate::run::outcome::SuccessCodes;
-use crate::run::{retry, supervise};
+use crate::run::{job_env, retry, supervise};
 use crate::scrub::{exact, sanitize};
 use crate::state::location::{self, Engine, Remote, StateUrl};
 use crate::state::{self, disk, job};
@@ -28,19 +28,19 @@ const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
 
 /// Variables never passed to the job as crontap-run found them: those that hold or point at
 /// the heartbeat URL or the state store's URL (which may hold a password), whatever
-/// `--url-env` says; the job's identity (a nested crontap-run must not take the outer run's
-/// lock); and the per-run variables, which the job gets only with this run's values.
-const REMOVED_VARS: [&str; 9] = [
+/// `--url-env` says, and the job's identity (a nested crontap-run must not take the outer
+/// run's lock). The per-run variables ([`job_env::PER_RUN`]) are removed too: the job gets
+/// them only with this run's values.
+const REMOVED_VARS: [&str; 5] = [
     "CRONTAP_HEARTBEAT_URL",
     heartbeat::URL_FILE_VAR,
     "CRONTAP_STATE_URL",
     location::URL_FILE_VAR,
     "CRONTAP_JOB",
-    "CRONTAP_RUN_ID",
-    "CRONTAP_ATTEMPT",
-    "CRONTAP_IDEMPOTENCY_KEY",
-    "CRONTAP_FENCING_TOKEN",
 ];
+
+/// The variable that names a test fault point (debug builds only; see `guard`).
+const FAULT_VAR: &str = "CRONTAP_FAULT";
 
 const MAX_PING_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 const MAX_PING_BUDGET: Duration = Duration::from_secs(15 * 60);
@@ -57,11 +57,13 @@ const MAX_JITTER: Duration = Duration::from_secs(3600);
 const MAX_PERIOD: Duration = Duration::from_secs(366 * 24 * 3600);
 
 pub struct Config {
-    /// Program and arguments; never empty.
-    pub command: Vec<OsString>,
+    /// The program to run, and its arguments.
+    pub program: OsString,
+    pub args: Vec<OsString>,
     pub heartbeat: Heartbeat,
-    /// Variables removed from the child's environment.
-    pub env_remove: Vec<String>,
+    /// The environment the job inherits: crontap-run's own, in its order, less the
+    /// variables it must not see ([`REMOVED_VARS`], `--url-env`'s, the per-run ones).
+    pub child_env: Vec<(OsString, OsString)>,
     pub limits: supervise::Limits,
     pub ping: ping::Policy,
     pub retry: retry::Policy,
@@ -79,6 +81,8 @@ pub struct Config {
     /// and password, the values of secret-looking variables in its environment), scrubbed
     /// from anything sent like the URL's own parts.
     pub secrets: Vec<String>,
+    /// The test fault point `CRONTAP_FAULT` names; always `None` in a release build.
+    pub fault: Option<String>,
 }
 
 /// crontap-run's own environment, read once at start-up; configuration looks variables up
@@ -97,6 +101,18 @@ impl Environment {
             .iter()
             .find(|(n, _)| n.as_os_str() == name)
             .map(|(_, v)| v.clone())
+    }
+
+    /// Every variable but those `removed` names, in their order.
+    fn without(&self, removed: &[String]) -> Vec<(OsString, OsString)> {
+        let keep = |name: &OsString| !removed.iter().any(|r| name.as_os_str() == r.as_str());
+        self.0.iter().filter(|(n, _)| keep(n)).cloned().collect()
+    }
+
+    /// The test fault point, in a debug build.
+    fn fault(&self) -> Option<String> {
+        let point = self.get(FAULT_VAR).filter(|_| cfg!(debug_assertions))?;
+        Some(point.to_string_lossy().into_owned())
     }
 }
 
@@ -146,15 +162,23 @@ impl Config {
             url.warn_if_password_in_ps();
         }
 
-        let mut env_remove: Vec<String> = REMOVED_VARS.iter().map(|v| (*v).to_owned()).collect();
+        let mut env_remove: Vec<String> = REMOVED_VARS
+            .iter()
+            .chain(&job_env::PER_RUN)
+            .map(|v| (*v).to_owned())
+            .collect();
         if !env_remove.contains(&args.url_env) {
             env_remove.push(args.url_env.clone());
         }
+        let Some((program, args_of_program)) = command.split_first() else {
+            bail!("no command given: put it after `--`");
+        };
 
         Ok(Config {
-            command,
+            program: program.clone(),
+            args: args_of_program.to_vec(),
             heartbeat,
-            env_remove,
+            child_env: env.without(&env_remove),
             limits: supervise::Limits {
                 timeout: args.timeout,
                 kill_after: args.kill_after.unwrap_or(DEFAULT_KILL_AFTER),
@@ -179,6 +203,7 @@ impl Config {
                 .into_iter()
                 .chain(exact::secret_values(env.0.iter().cloned()))
                 .collect(),
+            fault: env.fault(),
         })
     }
 }

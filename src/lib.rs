@@ -13,12 +13,11 @@
 //! - [`state`]'s store interface and server stores: the integration tests drive PostgreSQL
 //!   and Redis stores directly to test fencing and leases.
 
-pub(crate) mod admit;
 pub mod app;
 pub mod cli;
 pub(crate) mod config;
-pub(crate) mod guard;
 pub mod harden;
+pub(crate) mod lifecycle;
 pub mod log;
 pub(crate) mod metrics;
 pub mod report;

@@ -3,9 +3,6 @@
 
 use std::process::ExitCode;
 
-/// Exit status for crontap-run's own errors (bad options, bad URL), as `env` and `timeout`.
-const OWN_ERROR: u8 = 125;
-
 /// Records the signal state crontap-run inherited before the Rust runtime sets SIGPIPE to
 /// ignored, so that the job can be given the state crontap-run was started with.
 #[used]
@@ -23,7 +20,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             crontap_run::log::report_error(&err);
-            ExitCode::from(OWN_ERROR)
+            ExitCode::from(crontap_run::run::outcome::OWN_ERROR)
         }
     }
 }

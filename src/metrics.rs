@@ -55,6 +55,8 @@ pub struct Run {
     pub result: Counted,
     pub started: SystemTime,
     pub ended: SystemTime,
+    /// How long it took, by the monotonic clock (a clock step mid-run changes nothing).
+    pub duration: Duration,
     /// crontap-run's exit status for the run.
     pub exit: u8,
     /// The ping was attempted and failed.
@@ -143,14 +145,10 @@ fn updated(mut values: Values, run: &Run) -> Values {
         values.ping_failures += 1;
     }
     if run.result != Counted::Skipped {
-        let duration = run
-            .ended
-            .duration_since(run.started)
-            .unwrap_or(Duration::ZERO);
         values.last = Some(Last {
             start: seconds(run.started),
             end: seconds(run.ended),
-            duration: duration.as_millis() as f64 / 1000.0,
+            duration: run.duration.as_millis() as f64 / 1000.0,
             exit: f64::from(run.exit),
         });
     }
@@ -295,6 +293,7 @@ mod tests {
             result,
             started: at("2026-11-29T00:00:00Z"),
             ended: at("2026-11-29T00:01:12.5Z"),
+            duration: Duration::from_millis(72_500),
             exit,
             ping_failed,
         }

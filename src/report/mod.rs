@@ -18,12 +18,10 @@ pub(crate) mod tls;
 
 use std::io::{self, Write};
 
-use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 
 use crate::run::signals::{self, SignalLog};
-use crate::run::supervise::Finished;
-use crate::scrub::{Scrubber, sanitize};
+use crate::scrub::Scrubber;
 use heartbeat::HeartbeatUrl;
 
 /// What became of a run's ping, as history records it.
@@ -51,73 +49,66 @@ impl PingResult {
 }
 
 /// How a run's report went: what became of the ping, and the summary sent on failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivered {
     pub ping: PingResult,
     pub message: Option<String>,
 }
 
+impl Delivered {
+    /// Nothing was sent, nor meant to be (a skipped run).
+    pub const NONE: Delivered = Delivered {
+        ping: PingResult::NotSent,
+        message: None,
+    };
+}
+
 /// Reports the runs of one invocation: where to, within which limits, and what to scrub.
-pub struct Reporter<'a> {
+/// It owns what it needs, so that the panic guard can send a report too.
+pub struct Reporter {
     /// `None` when no URL is configured: nothing is sent.
-    pub url: Option<&'a HeartbeatUrl>,
+    pub url: Option<HeartbeatUrl>,
     /// Secrets crontap-run holds besides the URL's own parts (the state store's
     /// credentials, values of secret-looking variables in its environment).
-    pub secrets: &'a [String],
+    pub secrets: Vec<String>,
     pub msg_max: usize,
     pub policy: ping::Policy,
     pub dry_run: bool,
-    /// Consulted while sending: a stop request cuts the delivery down to the shutdown budget.
-    pub stop: &'a SignalLog,
+    /// Consulted when sending: once crontap-run was told to stop, the delivery gets only
+    /// the shutdown budget.
+    pub signals: SignalLog,
 }
 
-impl Reporter<'_> {
-    /// Reports the attempt that ended a run. `attempt` is `(k, n)` when retries were
-    /// allowed; `stop` is the stop request crontap-run received, as the supervisor reported
-    /// it: the report then gets only the shutdown budget.
-    pub fn finished(
-        &self,
-        finished: &Finished,
-        attempt: Option<(u32, u32)>,
-        stop: Option<Signal>,
-    ) -> Delivered {
-        let report = match finished.succeeded() {
-            true => Report::Success,
-            false => {
-                crate::guard::fault_point("summary");
-                let mut head = finished.describe();
-                if let Some((k, n)) = attempt {
-                    head = format!("{head} (attempt {k} of {n})");
-                }
-                Report::Failure(summary::failure_message_with(
-                    head,
-                    &finished.stdout_tail,
-                    &finished.stderr_tail,
-                    &self.scrubber(),
-                    self.msg_max,
-                ))
+impl Reporter {
+    /// The failure summary: `head` (`exit 3 after 2s (attempt 2 of 3)`, `not run: …`) and
+    /// the last meaningful line of the command's output, scrubbed, on one line, bounded by
+    /// `--msg-max`.
+    pub fn summary(&self, head: &str, stdout_tail: &[u8], stderr_tail: &[u8]) -> String {
+        crate::lifecycle::guard::fault_point("summary");
+        summary::failure_message_with(
+            head.to_owned(),
+            stdout_tail,
+            stderr_tail,
+            &self.scrubber(),
+            self.msg_max,
+        )
+    }
+
+    /// Sends `report`, or prints it in a dry run.
+    pub fn deliver(&self, report: &Report) -> PingResult {
+        match &self.url {
+            _ if self.dry_run => {
+                report.print_dry_run(self.url.as_ref());
+                PingResult::NotSent
             }
-        };
-        let ping = self.deliver(&report, self.policy_for(stop));
-        Delivered {
-            ping,
-            message: report.into_message(),
+            Some(url) => report.send(url, self.policy_now(), &self.signals),
+            None => PingResult::NotConfigured,
         }
     }
 
-    /// Reports a run that did not start: crontap-run's own error (an unusable state store), or
-    /// a signal before the command started. The job did not run, and the operator looks at
-    /// the monitor.
-    /// `stop` is the signal that stopped it, if one did: the report then gets only the
-    /// shutdown budget.
-    pub fn not_run(&self, err: &anyhow::Error, stop: Option<Signal>) -> PingResult {
-        let text = self.scrubber().scrub(&format!("not run: {err:#}"));
-        let report = Report::Failure(summary::truncate(&sanitize::one_line(&text), self.msg_max));
-        self.deliver(&report, self.policy_for(stop))
-    }
-
     /// The ping policy, cut down to the shutdown budget once crontap-run was told to stop.
-    fn policy_for(&self, stop: Option<Signal>) -> ping::Policy {
-        match stop {
+    fn policy_now(&self) -> ping::Policy {
+        match self.signals.stop_requested() {
             Some(signal) => {
                 tracing::debug!(
                     signal = signal.as_str(),
@@ -131,35 +122,29 @@ impl Reporter<'_> {
 
     /// Scrubs the heartbeat URL's own parts and the other secrets crontap-run knows.
     fn scrubber(&self) -> Scrubber {
-        let mut exact = self.url.map(HeartbeatUrl::secrets).unwrap_or_default();
-        exact.extend_from_slice(self.secrets);
+        let mut exact = self
+            .url
+            .as_ref()
+            .map(HeartbeatUrl::secrets)
+            .unwrap_or_default();
+        exact.extend_from_slice(&self.secrets);
         Scrubber::new(exact, [])
-    }
-
-    /// Sends `report`, or prints it in a dry run.
-    fn deliver(&self, report: &Report, policy: ping::Policy) -> PingResult {
-        match self.url {
-            _ if self.dry_run => {
-                report.print_dry_run(self.url);
-                PingResult::NotSent
-            }
-            Some(url) => report.send(url, policy, self.stop),
-            None => PingResult::NotConfigured,
-        }
     }
 }
 
 /// What is sent for a run: nothing extra on success, the summary on failure.
-enum Report {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Report {
     Success,
     Failure(String),
 }
 
 impl Report {
-    fn into_message(self) -> Option<String> {
+    /// The summary sent, as history records it.
+    pub fn message(&self) -> Option<String> {
         match self {
             Report::Success => None,
-            Report::Failure(msg) => Some(msg),
+            Report::Failure(msg) => Some(msg.clone()),
         }
     }
 

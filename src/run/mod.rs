@@ -15,10 +15,13 @@
 
 pub(crate) mod exec;
 pub(crate) mod group;
+pub(crate) mod job_env;
 pub(crate) mod lifeline;
 pub mod outcome;
+pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;
 pub(crate) mod supervise;
 pub(crate) mod tee;
 pub(crate) mod terminal;
+pub(crate) mod watch;

@@ -1,7 +1,9 @@
-//! How a run of the command ended, built once from the exit status or the spawn error.
+//! How a run of the command ended, built once from the raw wait status or the spawn error.
 //!
 //! This is the one place that maps an ending to crontap-run's exit status (N, 128+S, 124,
-//! 126, 127) and to the first words of the failure summary.
+//! 125, 126, 127) and to the first words of the failure summary, and that names signals.
+//! Wait statuses are decoded from the kernel's raw value, never through an enum of known
+//! signals: a job killed by a real-time signal (34 to 64) must end the run like any other.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -10,7 +12,10 @@ use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::sys::signal::Signal;
-use nix::sys::wait::WaitStatus;
+
+/// crontap-run's exit status for its own errors (a bad option, an unusable state store, a
+/// lost lease, a bug), as `env` and `timeout` use it.
+pub const OWN_ERROR: u8 = 125;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -37,13 +42,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The outcome a wait status reports, if it reports an ending (not a stop).
-    pub fn from_wait(status: WaitStatus) -> Option<Outcome> {
-        match status {
+    /// The outcome a raw wait status (from `waitpid(2)`) reports, if it reports an ending
+    /// rather than a stop or a continue.
+    pub fn from_wait(status: libc::c_int) -> Option<Outcome> {
+        if libc::WIFEXITED(status) {
             // A wait status carries only the low 8 bits of the exit code.
-            WaitStatus::Exited(_, code) => Some(Outcome::Exited((code & 0xff) as u8)),
-            WaitStatus::Signaled(_, signal, _) => Some(Outcome::Signaled(signal as i32)),
-            _ => None,
+            Some(Outcome::Exited((libc::WEXITSTATUS(status) & 0xff) as u8))
+        } else if libc::WIFSIGNALED(status) {
+            Some(Outcome::Signaled(libc::WTERMSIG(status)))
+        } else {
+            None
         }
     }
 
@@ -58,10 +66,6 @@ impl Outcome {
             errno,
             not_found,
         }
-    }
-
-    pub fn is_success(&self) -> bool {
-        *self == Outcome::Exited(0)
     }
 
     /// Whether the command exited with 0 or a status `--success-exit` lists. Signals,
@@ -87,7 +91,7 @@ impl Outcome {
                 ..
             } => 128 + Signal::SIGKILL as u8,
             // crontap-run's own decision, as for its other errors.
-            Outcome::LeaseLost { .. } => 125,
+            Outcome::LeaseLost { .. } => OWN_ERROR,
             Outcome::NotStarted {
                 not_found: true, ..
             } => 127,
@@ -166,11 +170,25 @@ pub fn signal_status(sig: i32) -> u8 {
     128u8.saturating_add((sig & 0x7f) as u8)
 }
 
-/// `SIGTERM`, or `signal 40` for numbers without a name (real-time signals).
+/// The first real-time signal as glibc numbers them, and so as Debian's `kill -l`, bash and
+/// dash's `kill -s RTMIN+3` do; the kernel's 32 and 33 are reserved by glibc and have no
+/// name. The names are the same whatever C library crontap-run was built with (musl's
+/// SIGRTMIN is 35), so the static and the glibc build name a signal alike.
+const RTMIN: i32 = 34;
+/// The last signal number on Linux.
+const RTMAX: i32 = 64;
+
+/// `SIGTERM`, `SIGRTMIN+3` for 37, `SIGRTMAX` for 64, or `signal 32` for a number with no
+/// name.
 pub fn signal_name(sig: i32) -> String {
-    match Signal::try_from(sig) {
-        Ok(signal) => signal.as_str().to_owned(),
-        Err(_) => format!("signal {sig}"),
+    match sig {
+        RTMIN => "SIGRTMIN".to_owned(),
+        RTMAX => "SIGRTMAX".to_owned(),
+        n if n > RTMIN && n < RTMAX => format!("SIGRTMIN+{}", n - RTMIN),
+        n => match Signal::try_from(n) {
+            Ok(signal) => signal.as_str().to_owned(),
+            Err(_) => format!("signal {n}"),
+        },
     }
 }
 
@@ -196,21 +214,34 @@ impl fmt::Display for HumanDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nix::unistd::Pid;
+
+    /// Raw wait statuses as Linux encodes them (wait(2)): the exit code in bits 8-15, a
+    /// terminating signal in bits 0-6 (bit 7 for a core dump), 0x7f for a stop.
+    fn exited(code: i32) -> i32 {
+        code << 8
+    }
+    fn killed(sig: i32, core: bool) -> i32 {
+        sig | if core { 0x80 } else { 0 }
+    }
+    fn stopped(sig: i32) -> i32 {
+        (sig << 8) | 0x7f
+    }
 
     #[test]
     fn exit_codes() {
-        let pid = Pid::from_raw(42);
-        let exited = Outcome::from_wait(WaitStatus::Exited(pid, 3));
-        assert_eq!(exited, Some(Outcome::Exited(3)));
-        let killed = Outcome::from_wait(WaitStatus::Signaled(pid, Signal::SIGKILL, false));
-        assert_eq!(killed.map(|o| o.exit_code()), Some(137));
-        let termed = Outcome::from_wait(WaitStatus::Signaled(pid, Signal::SIGTERM, true));
+        assert_eq!(Outcome::from_wait(exited(3)), Some(Outcome::Exited(3)));
+        let sigkill = Outcome::from_wait(killed(9, false));
+        assert_eq!(sigkill.map(|o| o.exit_code()), Some(137));
+        let termed = Outcome::from_wait(killed(15, true));
         assert_eq!(termed.map(|o| o.exit_code()), Some(143));
-        assert_eq!(
-            Outcome::from_wait(WaitStatus::Stopped(pid, Signal::SIGTSTP)),
-            None
-        );
+        assert_eq!(Outcome::from_wait(stopped(libc::SIGTSTP)), None);
+        assert_eq!(Outcome::from_wait(0xffff), None, "continued");
+        // Real-time signals, which no enum of named signals holds.
+        for sig in 32..=64 {
+            let outcome = Outcome::from_wait(killed(sig, false));
+            assert_eq!(outcome, Some(Outcome::Signaled(sig)));
+            assert_eq!(outcome.unwrap().exit_code(), 128 + sig as u8);
+        }
         let limit = Duration::from_secs(3600);
         assert_eq!(
             Outcome::TimedOut {
@@ -270,6 +301,18 @@ mod tests {
     }
 
     #[test]
+    fn signal_names_follow_kill_l() {
+        assert_eq!(signal_name(1), "SIGHUP");
+        assert_eq!(signal_name(31), "SIGSYS");
+        assert_eq!(signal_name(32), "signal 32");
+        assert_eq!(signal_name(33), "signal 33");
+        assert_eq!(signal_name(34), "SIGRTMIN");
+        assert_eq!(signal_name(37), "SIGRTMIN+3");
+        assert_eq!(signal_name(63), "SIGRTMIN+29");
+        assert_eq!(signal_name(64), "SIGRTMAX");
+    }
+
+    #[test]
     fn descriptions() {
         let d = Duration::from_millis(134_400);
         assert_eq!(Outcome::Exited(3).describe(d), "exit 3 after 2m14s");
@@ -279,7 +322,7 @@ mod tests {
         );
         assert_eq!(
             Outcome::Signaled(40).describe(Duration::from_secs(3600)),
-            "killed by signal 40 after 1h"
+            "killed by SIGRTMIN+6 after 1h"
         );
         assert_eq!(
             Outcome::Exited(1).describe(Duration::from_micros(35_400)),

@@ -11,6 +11,7 @@
 use std::time::Duration;
 
 use crate::run::outcome::Outcome;
+use crate::run::supervise::Finished;
 
 /// Longest single wait between attempts, and the most `--retry-delay` may be.
 pub const MAX_WAIT: Duration = Duration::from_secs(3600);
@@ -33,9 +34,17 @@ impl Policy {
         self.retries + 1
     }
 
-    /// Whether attempt `attempt` (1-based), which ended with `outcome`, is followed by another.
-    pub fn should_retry(&self, attempt: u32, outcome: &Outcome, told_to_stop: bool) -> bool {
-        if outcome.is_success() || attempt >= self.attempts() || told_to_stop {
+    /// Whether attempt `attempt` (1-based), which ended as `finished`, is followed by
+    /// another. A success (by `--success-exit` too) never is, nor an attempt that a signal
+    /// meant to end the job reached.
+    pub fn should_retry(&self, attempt: u32, finished: &Finished) -> bool {
+        let told_to_end = finished.stopped.is_some() || finished.termination_forwarded;
+        !finished.succeeded() && !told_to_end && self.worth_another(attempt, &finished.outcome)
+    }
+
+    /// Whether a failed attempt `attempt` that ended with `outcome` is worth another.
+    fn worth_another(&self, attempt: u32, outcome: &Outcome) -> bool {
+        if attempt >= self.attempts() {
             return false;
         }
         // Without its lease the run holds nothing: another host may be running the job.
@@ -79,44 +88,33 @@ mod tests {
     #[test]
     fn which_failures_are_retried() {
         let p = policy(2, &[]);
-        assert!(p.should_retry(1, &Outcome::Exited(1), false));
-        assert!(p.should_retry(2, &Outcome::Signaled(9), false));
-        assert!(
-            !p.should_retry(3, &Outcome::Exited(1), false),
-            "last attempt"
-        );
-        assert!(!p.should_retry(1, &Outcome::Exited(0), false), "success");
-        assert!(
-            !p.should_retry(1, &Outcome::Exited(1), true),
-            "told to stop"
-        );
+        assert!(p.worth_another(1, &Outcome::Exited(1)));
+        assert!(p.worth_another(2, &Outcome::Signaled(9)));
+        assert!(!p.worth_another(3, &Outcome::Exited(1)), "last attempt");
         let not_found = Outcome::NotStarted {
             program: "x".into(),
             errno: 2,
             not_found: true,
         };
-        assert!(!p.should_retry(1, &not_found, false));
+        assert!(!p.worth_another(1, &not_found));
+        assert!(!p.worth_another(1, &Outcome::Exited(127)), "a shell's 127");
+        assert!(!p.worth_another(1, &Outcome::Exited(126)));
         assert!(
-            !p.should_retry(1, &Outcome::Exited(127), false),
-            "a shell's 127"
-        );
-        assert!(!p.should_retry(1, &Outcome::Exited(126), false));
-        assert!(
-            !p.should_retry(1, &Outcome::Signaled(libc::SIGINT), false),
+            !p.worth_another(1, &Outcome::Signaled(libc::SIGINT)),
             "Ctrl-C"
         );
-        assert!(p.should_retry(1, &Outcome::Signaled(libc::SIGTERM), false));
-        assert!(!policy(0, &[]).should_retry(1, &Outcome::Exited(1), false));
+        assert!(p.worth_another(1, &Outcome::Signaled(libc::SIGTERM)));
+        assert!(!policy(0, &[]).worth_another(1, &Outcome::Exited(1)));
 
         let only = policy(3, &[1, 75]);
-        assert!(only.should_retry(1, &Outcome::Exited(75), false));
-        assert!(!only.should_retry(1, &Outcome::Exited(2), false));
+        assert!(only.worth_another(1, &Outcome::Exited(75)));
+        assert!(!only.worth_another(1, &Outcome::Exited(2)));
         let timed_out = Outcome::TimedOut {
             limit: Duration::from_secs(1),
             kill_after: None,
         };
-        assert!(policy(1, &[124]).should_retry(1, &timed_out, false));
-        assert!(!only.should_retry(1, &timed_out, false));
+        assert!(policy(1, &[124]).worth_another(1, &timed_out));
+        assert!(!only.worth_another(1, &timed_out));
     }
 
     #[test]

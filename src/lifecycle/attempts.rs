@@ -1,0 +1,97 @@
+//! The attempts of a run: the command runs until an attempt succeeds, the retry policy
+//! (`--retries`) says no more, or a signal that ends jobs arrives between two.
+
+use std::io;
+
+use anyhow::Result;
+use nix::unistd::Whence;
+
+use crate::lifecycle::guard;
+use crate::run::outcome::HumanDuration;
+use crate::run::retry;
+use crate::run::supervise::{ChildSpec, Finished, Limits, Supervisor};
+
+/// The attempt that ended a run.
+pub struct Last {
+    pub finished: Finished,
+    /// Its number, from 1.
+    pub attempt: u32,
+    /// The most attempts the run could take.
+    pub of: u32,
+}
+
+impl Last {
+    /// The head of the failure summary: how the attempt ended, and `(attempt k of n)` when
+    /// retries were allowed.
+    pub fn head(&self) -> String {
+        let described = self.finished.describe();
+        match self.of > 1 {
+            true => format!("{described} ({})", attempt_of(self.attempt, self.of)),
+            false => described,
+        }
+    }
+}
+
+/// `attempt 2 of 3`.
+pub fn attempt_of(k: u32, n: u32) -> String {
+    format!("attempt {k} of {n}")
+}
+
+/// Runs the command until an attempt succeeds or the retry policy says stop. An error is
+/// one of crontap-run's that kept the first attempt from starting; one that keeps a later
+/// attempt from starting leaves the last attempt's result standing.
+pub fn run(
+    supervisor: &Supervisor,
+    spec: &ChildSpec<'_>,
+    limits: Limits,
+    policy: &retry::Policy,
+) -> Result<Last> {
+    // Each attempt reads stdin from where the first one started, when stdin can seek (a
+    // file); a pipe is read once, so a later attempt sees only what is left.
+    let stdin_start = nix::unistd::lseek(io::stdin(), 0, Whence::SeekCur).ok();
+    let of = policy.attempts();
+    let mut attempt = 1;
+    let mut previous: Option<Last> = None;
+    loop {
+        guard::command_running();
+        let run = match guard::fault("attempt-setup") && attempt > 1 {
+            true => Err(anyhow::anyhow!("fault injected for a test")),
+            false => supervisor.run(spec, limits, attempt),
+        };
+        let finished = match (run, previous.take()) {
+            (Ok(finished), _) => finished,
+            (Err(err), None) => return Err(err),
+            // The command ran before: its last result stands, not crontap-run's error.
+            (Err(err), Some(last)) => {
+                tracing::error!("cannot start attempt {attempt}: {err:#}; no more attempts");
+                return Ok(last);
+            }
+        };
+        let last = Last {
+            finished,
+            attempt,
+            of,
+        };
+        if !policy.should_retry(attempt, &last.finished) {
+            return Ok(last);
+        }
+        let wait = policy.wait_after(attempt);
+        tracing::debug!(
+            "{} failed ({}); retrying in {}",
+            attempt_of(attempt, of),
+            last.finished.describe(),
+            HumanDuration(wait)
+        );
+        if let Some(signal) = supervisor.pause(wait) {
+            tracing::debug!(signal = signal.as_str(), "told to stop; no more attempts");
+            return Ok(last);
+        }
+        if let Some(start) = stdin_start
+            && let Err(err) = nix::unistd::lseek(io::stdin(), start, Whence::SeekSet)
+        {
+            tracing::debug!(%err, "cannot rewind stdin for the next attempt");
+        }
+        previous = Some(last);
+        attempt += 1;
+    }
+}

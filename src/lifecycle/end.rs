@@ -1,0 +1,312 @@
+//! The one ending of a run: every way a run can end is a [`RunEnd`], and [`conclude`] does
+//! what a run's end does, in one order: the state's record, the end report, the history
+//! line, the metrics file.
+//!
+//! | end                           | exit        | state              | report                      | history   | metrics   |
+//! |-------------------------------|-------------|--------------------|-----------------------------|-----------|-----------|
+//! | skipped (not due)             | 0           | nothing taken      | none                        | skipped   | skipped   |
+//! | stopped before the start      | 128+S       | released           | `not run: stopped by …`     | stopped   | failed    |
+//! | store unusable, first attempt cannot be set up | 125 | released | `not run: …`         | failed    | failed    |
+//! | ran (finished, could not start, timed out, stopped, lease lost) | the attempt's | result recorded | success or the summary | by result | by result |
+//! | panic                         | 125, or the command's once it ended | left to the lease, the lock goes with the process | the plain summary, unless one was sent | failed | failed |
+//!
+//! The panic guard ([`guard`]) is told each step as it starts, and the report once it is
+//! under way, so that a panic finishes the end from the next step with [`finish_from`],
+//! and a report is never sent twice.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime};
+
+use nix::sys::signal::Signal;
+
+use crate::lifecycle::attempts::Last;
+use crate::lifecycle::guard;
+use crate::metrics::{self, Counted};
+use crate::report::{Delivered, PingResult, Report, Reporter};
+use crate::run::outcome::{self, OWN_ERROR};
+use crate::scrub::sanitize;
+use crate::state::Held;
+use crate::state::history::{self, Entry, RunResult};
+
+/// How a run ended.
+pub enum RunEnd {
+    /// Not due (the lock is held, the key is done): the reason.
+    Skipped(String),
+    /// A signal that ends jobs arrived before the command started.
+    StoppedBeforeStart(Signal),
+    /// crontap-run's own error before the command ran: an unusable state store, a first
+    /// attempt that could not be set up.
+    NotRun(anyhow::Error),
+    /// The command ran, or could not be started: how its last attempt ended.
+    Ran(Last),
+    /// crontap-run failed with a bug; `command_started` says whether the command had.
+    Panicked { command_started: bool },
+}
+
+/// What a run's end decided, built once from the [`RunEnd`]; everything the end writes and
+/// sends goes by it.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub exit: u8,
+    pub result: RunResult,
+    /// Attempts made (0 when the command did not run).
+    pub attempts: u32,
+    /// The exit status is the command's own.
+    pub command_status: bool,
+    /// crontap-run's own error ended the run and was printed: a history line that cannot be
+    /// written then (the state directory is what is wrong) adds no second error line.
+    pub own_error_printed: bool,
+    pub report: Planned,
+}
+
+/// The end report a verdict calls for.
+#[derive(Debug, Clone)]
+pub enum Planned {
+    /// None (a skipped run): the reason, for history.
+    Nothing(String),
+    Success,
+    /// A failure: the summary's head, and the plain summary sent when the full one cannot
+    /// be built (a panic while building it).
+    Failure {
+        head: String,
+        plain: String,
+    },
+}
+
+impl Verdict {
+    pub fn of(end: &RunEnd) -> Verdict {
+        let failure = |result, exit, head: String, plain: String| Verdict {
+            exit,
+            result,
+            attempts: 0,
+            command_status: false,
+            own_error_printed: matches!(end, RunEnd::NotRun(_)),
+            report: Planned::Failure { head, plain },
+        };
+        match end {
+            RunEnd::Skipped(reason) => Verdict {
+                exit: 0,
+                result: RunResult::Skipped,
+                attempts: 0,
+                command_status: false,
+                own_error_printed: false,
+                report: Planned::Nothing(reason.clone()),
+            },
+            RunEnd::StoppedBeforeStart(sig) => {
+                let head = format!("not run: stopped by {}", sig.as_str());
+                let exit = outcome::signal_status(*sig as i32);
+                failure(RunResult::Stopped, exit, head.clone(), head)
+            }
+            RunEnd::NotRun(err) => failure(
+                RunResult::Failed,
+                OWN_ERROR,
+                format!("not run: {err:#}"),
+                "not run: crontap-run failed".to_owned(),
+            ),
+            RunEnd::Panicked { command_started } => {
+                let head = match command_started {
+                    true => "crontap-run failed while the command ran (internal error)",
+                    false => "not run: crontap-run failed (internal error)",
+                };
+                failure(RunResult::Failed, OWN_ERROR, head.into(), head.into())
+            }
+            RunEnd::Ran(last) => Verdict::of_attempt(last),
+        }
+    }
+
+    fn of_attempt(last: &Last) -> Verdict {
+        let finished = &last.finished;
+        let (result, report) = match (finished.succeeded(), finished.stopped) {
+            (true, _) => (RunResult::Succeeded, Planned::Success),
+            (false, stopped) => {
+                let head = last.head();
+                let plain = sanitize::one_line(&head);
+                let result = match stopped {
+                    Some(_) => RunResult::Stopped,
+                    None => RunResult::Failed,
+                };
+                (result, Planned::Failure { head, plain })
+            }
+        };
+        Verdict {
+            exit: finished.outcome.exit_code(),
+            result,
+            attempts: last.attempt,
+            command_status: true,
+            own_error_printed: false,
+            report,
+        }
+    }
+}
+
+/// The steps of a run's end, in their order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    /// The state store records the result and lets go of the lock and key.
+    State,
+    Report,
+    History,
+    Metrics,
+}
+
+impl Step {
+    const ALL: [Step; 4] = [Step::State, Step::Report, Step::History, Step::Metrics];
+}
+
+/// Everything a run's end writes to and sends to, owned so that the panic guard can
+/// finish an end too.
+pub struct Effects {
+    pub reporter: Reporter,
+    /// Where the history line goes: runs with state and a state directory, not dry runs.
+    pub history: Option<HistoryTarget>,
+    /// `--metrics-dir`, not in a dry run.
+    pub metrics: Option<metrics::Target>,
+    pub run_id: String,
+    /// When the run started, by the wall clock (for timestamps) and the monotonic clock
+    /// (for its duration).
+    pub started: SystemTime,
+    pub clock: Instant,
+}
+
+/// A stateful run's history file and what its lines say of the run.
+pub struct HistoryTarget {
+    pub state_dir: PathBuf,
+    pub job: String,
+    pub key: Option<String>,
+}
+
+/// What the full report and the state step need, which only the run's own flow has.
+pub struct Detail<'a> {
+    /// The command's output tails (empty when it did not run); `None`: send the plain
+    /// summary.
+    pub tails: Option<(&'a [u8], &'a [u8])>,
+    /// What the run holds in the state store, when the command ran.
+    pub held: Option<Held>,
+}
+
+/// Ends the run: the one place that does what every end does. Returns the exit status.
+pub fn conclude(effects: &Effects, end: RunEnd, held: Option<Held>) -> u8 {
+    let verdict = Verdict::of(&end);
+    guard::concluding(&verdict);
+    let no_output: (&[u8], &[u8]) = (&[], &[]);
+    let detail = match &end {
+        RunEnd::Ran(last) => Detail {
+            tails: Some((&last.finished.stdout_tail, &last.finished.stderr_tail)),
+            held,
+        },
+        // Whatever was claimed is released: the command did not run.
+        _ => Detail {
+            tails: Some(no_output),
+            held: None,
+        },
+    };
+    finish_from(effects, &verdict, Step::State, detail, Delivered::NONE)
+}
+
+/// Does the steps of the end from `from` on. `delivered` is what the report step did, when
+/// it is done already.
+pub fn finish_from(
+    effects: &Effects,
+    verdict: &Verdict,
+    from: Step,
+    mut detail: Detail<'_>,
+    mut delivered: Delivered,
+) -> u8 {
+    for step in Step::ALL.into_iter().filter(|s| *s >= from) {
+        guard::at(step);
+        match step {
+            Step::State => record_state(detail.held.take(), verdict),
+            Step::Report => {
+                delivered = report(&effects.reporter, verdict, detail.tails);
+                guard::reported(&delivered);
+            }
+            Step::History => effects.write_history(verdict, &delivered),
+            Step::Metrics => effects.write_metrics(verdict, &delivered),
+        }
+    }
+    guard::done();
+    verdict.exit
+}
+
+/// Recorded before the ping, so that a slow ping never holds up the next run.
+fn record_state(held: Option<Held>, verdict: &Verdict) {
+    if let Some(held) = held
+        && let Err(err) = held.finish(verdict.result == RunResult::Succeeded)
+    {
+        tracing::error!("cannot record the run's result in the state store: {err:#}");
+    }
+}
+
+/// The end report, sent (or printed in a dry run).
+fn report(reporter: &Reporter, verdict: &Verdict, tails: Option<(&[u8], &[u8])>) -> Delivered {
+    let report = match (&verdict.report, tails) {
+        (Planned::Nothing(_), _) => return Delivered::NONE,
+        (Planned::Success, _) => Report::Success,
+        (Planned::Failure { head, .. }, Some((stdout, stderr))) => {
+            Report::Failure(reporter.summary(head, stdout, stderr))
+        }
+        (Planned::Failure { plain, .. }, None) => Report::Failure(plain.clone()),
+    };
+    guard::sending();
+    Delivered {
+        ping: reporter.deliver(&report),
+        message: report.message(),
+    }
+}
+
+impl Effects {
+    /// How long the run has taken, by the monotonic clock.
+    fn elapsed(&self) -> Duration {
+        self.clock.elapsed()
+    }
+
+    fn write_history(&self, verdict: &Verdict, delivered: &Delivered) {
+        guard::fault_point("history");
+        let Some(target) = &self.history else { return };
+        let duration = self.elapsed();
+        let ended = SystemTime::now();
+        let msg = match &verdict.report {
+            Planned::Nothing(reason) => Some(reason.clone()),
+            _ => delivered.message.clone(),
+        };
+        let entry = Entry {
+            run_id: self.run_id.clone(),
+            job: target.job.clone(),
+            key: target.key.clone(),
+            started: humantime::format_rfc3339_millis(self.started).to_string(),
+            ended: humantime::format_rfc3339_millis(ended).to_string(),
+            duration_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
+            result: verdict.result,
+            exit: (verdict.result != RunResult::Skipped).then_some(verdict.exit),
+            attempts: verdict.attempts,
+            ping: delivered.ping,
+            msg,
+        };
+        match history::append(&target.state_dir, &entry) {
+            Err(err) if verdict.own_error_printed => {
+                tracing::debug!("cannot record the run in its history: {err:#}")
+            }
+            Err(err) => tracing::error!("cannot record the run in its history: {err:#}"),
+            Ok(()) => {}
+        }
+    }
+
+    fn write_metrics(&self, verdict: &Verdict, delivered: &Delivered) {
+        guard::fault_point("metrics");
+        let Some(target) = &self.metrics else { return };
+        let result = match verdict.result {
+            RunResult::Succeeded => Counted::Succeeded,
+            RunResult::Skipped => Counted::Skipped,
+            RunResult::Failed | RunResult::Stopped => Counted::Failed,
+        };
+        let run = metrics::Run {
+            result,
+            started: self.started,
+            ended: SystemTime::now(),
+            duration: self.elapsed(),
+            exit: verdict.exit,
+            ping_failed: delivered.ping == PingResult::Failed,
+        };
+        metrics::record(target, &run);
+    }
+}

@@ -1,0 +1,166 @@
+//! One run's life, from start-up to its one ending: the signals recorded from the first
+//! moment, the time before the command starts ([`admit`]), its attempts ([`attempts`]),
+//! and the end ([`end`]), which every way out of a run goes through, the panic guard's
+//! ([`guard`]) included.
+//!
+//! Monitoring never breaks the job: the command starts before any network work, and
+//! nothing that happens to the report or to the state store after the command ran changes
+//! the exit status.
+
+pub(crate) mod admit;
+pub(crate) mod attempts;
+pub(crate) mod end;
+pub(crate) mod guard;
+
+use std::io::{self, Write};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use tokio::sync::watch;
+
+use crate::config::Config;
+use crate::log;
+use crate::report::Reporter;
+use crate::report::heartbeat::Heartbeat;
+use crate::run::job_env::PerRun;
+use crate::run::reap;
+use crate::run::signals::{Mark, SignalLog};
+use crate::run::supervise::{ChildSpec, LeaseDeadline, Supervisor};
+use crate::state::Held;
+use admit::Start;
+use end::{Effects, HistoryTarget, RunEnd};
+
+/// Runs the command as `config` says and ends the run; returns the exit status.
+pub fn run(config: Config) -> u8 {
+    // First, so that no signal takes its default action from here on.
+    let signals = SignalLog::install();
+    let mut seen = Mark::START;
+    let effects = Arc::new(effects(&config, &signals));
+    guard::install(Arc::clone(&effects), config.fault.clone());
+    guard::fault_point("admission");
+    let start = admit::before_start(
+        config.jitter,
+        config.state.as_ref(),
+        config.dry_run,
+        &effects.run_id,
+        effects.started,
+        &signals,
+        &mut seen,
+    );
+    let held = match start {
+        Ok(Start::Run(held)) => held,
+        Ok(Start::Skip(reason)) => {
+            tracing::info!("skipped: {reason}");
+            if config.dry_run {
+                // A closed stderr is no reason to fail.
+                let _ = writeln!(
+                    io::stderr(),
+                    "crontap-run: dry run, the command would be skipped: {reason}"
+                );
+            }
+            return end::conclude(&effects, RunEnd::Skipped(reason), None);
+        }
+        Ok(Start::Stopped(sig)) => {
+            tracing::info!("stopped by {} before the command started", sig.as_str());
+            return end::conclude(&effects, RunEnd::StoppedBeforeStart(sig), None);
+        }
+        // An unusable store is crontap-run's own error, reported with a fail ping too.
+        Err(err) => return not_run(&effects, err, None),
+    };
+    if let (Heartbeat::Missing(why), false) = (&config.heartbeat, config.dry_run) {
+        tracing::warn!(
+            "no heartbeat URL configured ({why}); the command runs but nothing is reported"
+        );
+    }
+    tracing::debug!(run_id = %effects.run_id, "starting the command");
+    let spec = child_spec(&config, &effects.run_id, held.as_ref());
+    let ran = Supervisor::new(signals.clone(), seen)
+        .and_then(|supervisor| attempts::run(&supervisor, &spec, config.limits, &config.retry));
+    match ran {
+        Ok(last) => {
+            // Orphans that end while the run's end is written and sent are reaped too.
+            reap::reap_orphans_meanwhile();
+            end::conclude(&effects, RunEnd::Ran(last), held)
+        }
+        Err(err) => not_run(&effects, err, held),
+    }
+}
+
+/// Ends a run that crontap-run's own error kept from running: the error's one line, then
+/// the end (which releases what `held` claimed).
+fn not_run(effects: &Effects, err: anyhow::Error, held: Option<Held>) -> u8 {
+    log::report_error(&err);
+    drop(held);
+    end::conclude(effects, RunEnd::NotRun(err), None)
+}
+
+/// What the run's end writes to and sends to.
+fn effects(config: &Config, signals: &SignalLog) -> Effects {
+    let started = SystemTime::now();
+    // A dry run writes no history and no metrics.
+    let history = config
+        .state
+        .as_ref()
+        .filter(|_| !config.dry_run)
+        .and_then(|plan| {
+            Some(HistoryTarget {
+                state_dir: plan.dir.clone()?,
+                job: plan.job.clone(),
+                key: plan.key_at(started).map(|(key, _)| key),
+            })
+        });
+    Effects {
+        reporter: Reporter {
+            url: match &config.heartbeat {
+                Heartbeat::Configured(url) => Some(url.clone()),
+                Heartbeat::Missing(_) => None,
+            },
+            secrets: config.secrets.clone(),
+            msg_max: config.msg_max,
+            policy: config.ping,
+            dry_run: config.dry_run,
+            signals: signals.clone(),
+        },
+        history,
+        metrics: config.metrics.clone().filter(|_| !config.dry_run),
+        run_id: uuid::Uuid::new_v4().to_string(),
+        started,
+        clock: Instant::now(),
+    }
+}
+
+/// The command and what it runs with.
+fn child_spec<'a>(config: &'a Config, run_id: &str, held: Option<&Held>) -> ChildSpec<'a> {
+    let lease = held
+        .and_then(Held::lease_deadline)
+        .or_else(|| held.and_then(|_| fault_lease()))
+        .filter(|_| config.stop_on_lease_lost);
+    ChildSpec {
+        program: &config.program,
+        args: &config.args,
+        inherited_env: &config.child_env,
+        per_run: PerRun {
+            run_id: run_id.to_owned(),
+            key: held.and_then(Held::key).map(str::to_owned),
+            fencing_token: held.and_then(Held::fencing_token),
+        },
+        guarded: held.is_some(),
+        lease,
+    }
+}
+
+/// `CRONTAP_FAULT=lease-renewal` (debug builds, for the tests): a run holding state whose
+/// lease is never renewed, as if the store had gone away, and runs out 4 s after the
+/// command starts, with at most 3 s for SIGTERM before that.
+fn fault_lease() -> Option<watch::Receiver<LeaseDeadline>> {
+    if !guard::fault("lease-renewal") {
+        return None;
+    }
+    let deadline = LeaseDeadline {
+        gone_by: Instant::now() + Duration::from_secs(4),
+        max_grace: Duration::from_secs(3),
+    };
+    // The value stays readable once the sender is gone: nothing ever renews it.
+    let (_never_renewed, rx) = watch::channel(deadline);
+    Some(rx)
+}

@@ -1,0 +1,136 @@
+//! Reaping: the command's own ending, and every orphan that crontap-run inherits as PID 1 of
+//! a container or as the child subreaper.
+//!
+//! Wait statuses are read raw from `waitpid(2)` and `waitid(2)` and decoded by
+//! [`Outcome::from_wait`]: a status must never fail to decode, or a job killed by a signal
+//! that an enum of named signals lacks (the real-time ones, 34 to 64) would never be seen to
+//! end, and crontap-run would wait for it for ever.
+
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use crate::run::outcome::Outcome;
+use crate::run::terminal::Terminal;
+
+/// How often orphans are reaped while the report is sent.
+const REAP_EVERY: Duration = Duration::from_millis(50);
+
+/// What one `waitpid` call found.
+enum Waited {
+    /// No child has changed state (or there are no children left).
+    Nothing,
+    /// A child changed state: its pid and raw status.
+    Child(libc::pid_t, libc::c_int),
+}
+
+/// One non-blocking `waitpid(-1)`, `WUNTRACED` too when `stops` (a job on a terminal).
+fn wait_any(stops: bool) -> Waited {
+    let mut flags = libc::WNOHANG;
+    if stops {
+        flags |= libc::WUNTRACED;
+    }
+    loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: waitpid writes only the status it is given a pointer to.
+        let pid = unsafe { libc::waitpid(-1, &mut status, flags) };
+        match pid {
+            0 => return Waited::Nothing,
+            -1 => match Errno::last() {
+                Errno::EINTR => continue,
+                Errno::ECHILD => return Waited::Nothing,
+                err => {
+                    tracing::debug!(%err, "waitpid failed");
+                    return Waited::Nothing;
+                }
+            },
+            pid => return Waited::Child(pid, status),
+        }
+    }
+}
+
+/// Reaps every child that has ended: the command and any orphans. Returns the command's
+/// outcome once it has ended. With a terminal on stdin, a stopped command is noticed too
+/// (see [`stop_with_the_command`]).
+pub fn reap(child: Pid, terminal: Option<Terminal>) -> Option<Outcome> {
+    let mut ended = None;
+    while let Waited::Child(pid, status) = wait_any(terminal.is_some()) {
+        if pid != child.as_raw() {
+            log_orphan(pid, status);
+        } else if libc::WIFSTOPPED(status) {
+            if let Some(t) = terminal {
+                stop_with_the_command(child, t);
+            }
+        } else if let Some(outcome) = Outcome::from_wait(status) {
+            ended = Some(outcome);
+        }
+    }
+    ended
+}
+
+/// Whether the command has exited, seen without reaping it (so its group id stays its own).
+pub fn has_exited(child: Pid) -> bool {
+    // SAFETY: an all-zero siginfo_t is a valid value; waitid writes only into it.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+    // SAFETY: as above; the id is a pid of ours.
+    let found =
+        unsafe { libc::waitid(libc::P_PID, child.as_raw() as libc::id_t, &mut info, flags) };
+    // With WNOHANG, a child that has not exited leaves si_pid 0.
+    // SAFETY: si_pid is set for every waitid result.
+    found == 0 && unsafe { info.si_pid() } != 0
+}
+
+/// Reaps every orphan that has ended, when no command is running (between attempts, and
+/// while the report is sent): as PID 1 or the subreaper, crontap-run is their parent, and
+/// an unreaped one stays a zombie.
+pub fn reap_orphans() {
+    while let Waited::Child(pid, status) = wait_any(false) {
+        log_orphan(pid, status);
+    }
+}
+
+/// Reaps orphans on a thread of its own from now until crontap-run exits: after the last
+/// attempt, while the report is sent, nothing else waits for children.
+pub fn reap_orphans_meanwhile() {
+    reap_orphans();
+    let started = std::thread::Builder::new().name("reaper".into()).spawn(|| {
+        loop {
+            std::thread::sleep(REAP_EVERY);
+            reap_orphans();
+        }
+    });
+    if let Err(err) = started {
+        tracing::debug!(%err, "cannot start the reaper thread");
+    }
+}
+
+fn log_orphan(pid: libc::pid_t, status: libc::c_int) {
+    match Outcome::from_wait(status) {
+        Some(outcome) => tracing::trace!(pid, ?outcome, "reaped an orphan"),
+        None => tracing::trace!(pid, status, "an orphan changed state"),
+    }
+}
+
+/// Sends `sig` to the command's process group. Only called while its leader has not been
+/// reaped, so the group id cannot have been reused.
+pub fn send(group: Pid, sig: Signal) {
+    if let Err(err) = killpg(group, sig) {
+        tracing::debug!(%err, signal = sig.as_str(), "could not signal the command's group");
+    }
+}
+
+/// The command stopped: Ctrl-Z in the foreground, or reading the terminal from the
+/// background. crontap-run stops too, so the shell sees its job stopped; when the shell
+/// continues it (`fg` or `bg`), the command gets the terminal if crontap-run now has it, and
+/// is continued.
+fn stop_with_the_command(child: Pid, terminal: Terminal) {
+    terminal.take_back_from(child);
+    let _ = nix::sys::signal::raise(Signal::SIGSTOP);
+    if terminal.in_foreground() {
+        terminal.give_to(child);
+    }
+    send(child, Signal::SIGCONT);
+}

@@ -37,6 +37,15 @@ pub fn attempt_of(k: u32, n: u32) -> String {
     format!("attempt {k} of {n}")
 }
 
+/// Whether the tests asked for attempt `attempt` to fail to be set up (debug builds):
+/// `first-attempt-setup` for the first, `attempt-setup` for every later one.
+fn setup_fault(attempt: u32) -> bool {
+    match attempt {
+        1 => guard::fault("first-attempt-setup"),
+        _ => guard::fault("attempt-setup"),
+    }
+}
+
 /// Runs the command until an attempt succeeds or the retry policy says stop. An error is
 /// one of crontap-run's that kept the first attempt from starting; one that keeps a later
 /// attempt from starting leaves the last attempt's result standing.
@@ -54,7 +63,7 @@ pub fn run(
     let mut previous: Option<Last> = None;
     loop {
         guard::command_running();
-        let run = match guard::fault("attempt-setup") && attempt > 1 {
+        let run = match setup_fault(attempt) {
             true => Err(anyhow::anyhow!("fault injected for a test")),
             false => supervisor.run(spec, limits, attempt),
         };

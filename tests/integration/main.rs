@@ -5,6 +5,7 @@ mod harness;
 mod check;
 mod corpus;
 mod dry_run;
+mod ends;
 mod environment;
 mod exec;
 mod exit_status;

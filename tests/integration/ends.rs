@@ -359,3 +359,44 @@ fn every_end_reports_records_and_counts_once() {
         assert_eq!(found, expected, "{end}: runs_total");
     }
 }
+
+/// A panic after the end report (while writing history or metrics) sends no second report:
+/// exactly one ping per run, the command's status stands, and the steps after the one
+/// that failed are still done.
+#[test]
+fn a_panic_after_the_report_sends_no_second_one() {
+    for fault in ["history", "metrics"] {
+        for (script, exit, success) in [("true", 0, true), ("exit 3", 3, false)] {
+            let dir = tempfile::tempdir().unwrap();
+            let (state, metrics) = (dir.path().join("state"), dir.path().join("metrics"));
+            std::fs::create_dir(&metrics).unwrap();
+            let receiver = Receiver::start();
+            let out = Crontap::with_url(&receiver.url())
+                .args(["--no-overlap", "--job", JOB, "--state-dir"])
+                .arg(&state)
+                .arg("--metrics-dir")
+                .arg(&metrics)
+                .env("CRONTAP_FAULT", fault)
+                .sh(script);
+            let case = format!("panic in {fault}, job `{script}`");
+            assert_eq!(out.code, exit, "{case}: {}", out.stderr);
+            assert!(
+                out.stderr.contains("internal error") && out.stderr.contains("status stands"),
+                "{case}: {}",
+                out.stderr
+            );
+            let received = receiver.received();
+            assert_eq!(received.len(), 1, "{case}: {received:#?}");
+            assert_eq!(
+                received[0].target == format!("/ping/{SECRET}"),
+                success,
+                "{case}: {received:?}"
+            );
+            let history_written = state.join("history").join(format!("{JOB}.jsonl")).exists();
+            let metrics_written = metrics.join(format!("crontap-run-{JOB}.prom")).exists();
+            // The step that panicked is not tried again; the one after it is still done.
+            assert_eq!(history_written, fault != "history", "{case}");
+            assert_eq!(metrics_written, fault != "metrics", "{case}");
+        }
+    }
+}

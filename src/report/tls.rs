@@ -26,6 +26,7 @@ pub fn with_roots() -> Result<ClientConfig> {
 
 /// The system's roots, else the bundled ones, and which they are.
 pub fn roots() -> (RootCertStore, RootSource) {
+    // rustls-native-certs reads SSL_CERT_FILE and SSL_CERT_DIR itself, as OpenSSL does.
     let loaded = rustls_native_certs::load_native_certs();
     for err in &loaded.errors {
         tracing::debug!(error = %err, "could not read some system root certificates");
@@ -33,10 +34,13 @@ pub fn roots() -> (RootCertStore, RootSource) {
     let mut roots = RootCertStore::empty();
     let (added, _) = roots.add_parsable_certificates(loaded.certs);
     if added == 0 {
-        if std::env::var_os("SSL_CERT_FILE").is_some() || std::env::var_os("SSL_CERT_DIR").is_some()
-        {
+        // Sources that were there but could not be read (a wrong SSL_CERT_FILE or
+        // SSL_CERT_DIR among them) are worth a warning; a host with no certificates at all
+        // (a scratch container) is not.
+        if !loaded.errors.is_empty() {
             tracing::warn!(
-                "no usable certificates in SSL_CERT_FILE/SSL_CERT_DIR; using the bundled roots"
+                "no usable system root certificates (SSL_CERT_FILE/SSL_CERT_DIR, or the \
+                 system's store, could not be read); using the bundled roots"
             );
         } else {
             tracing::debug!("no system root certificates; using the bundled roots");

@@ -238,36 +238,13 @@ async fn supervise(
         wake: signals::wake_on(&signals::forwarded()),
         group_check: tokio::time::interval(GROUP_CHECK),
     };
-    // The copies start before the child so that nothing can fail between spawning it and
-    // reading its output.
-    let Output {
-        stdout_w,
-        stderr_w,
+    let Prepared {
+        mut command,
         copies,
-    } = Output::start().context("cannot set up the command's output")?;
-    let terminal = Terminal::detect();
-    let claim_terminal = terminal.is_some_and(|t| t.in_foreground());
-    let mut command = Command::new(spec.program);
-    command
-        .args(spec.args)
-        .stdout(stdout_w)
-        .stderr(stderr_w)
-        .process_group(0);
-    let lifeline = spec.guarded.then(Lifeline::start).flatten();
-    let announce = lifeline.as_ref().map(Lifeline::announcer);
-    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
-    unsafe {
-        command.pre_exec(move || {
-            // First, so the lifeline knows the group before anything can fail.
-            if let Some(announce) = &announce {
-                announce();
-            }
-            if claim_terminal {
-                Terminal::claim_in_child();
-            }
-            inherited.restore_in_child()
-        });
-    }
+        lifeline,
+        terminal,
+        claim_terminal,
+    } = prepare(spec, inherited)?;
 
     let started = Instant::now();
     // The lease ran short before this attempt could start (a retry after a failed renewal).
@@ -323,6 +300,59 @@ async fn supervise(
     // Orphans that ended while the output drained.
     reap::reap(child, None);
     Ok(finished)
+}
+
+/// An attempt's command, ready to be spawned, and what goes with it.
+struct Prepared {
+    command: Command,
+    copies: Copies,
+    lifeline: Option<Lifeline>,
+    terminal: Option<Terminal>,
+    /// crontap-run is in the terminal's foreground: the command gets it.
+    claim_terminal: bool,
+}
+
+/// Sets up the command of an attempt: its output pipes, process group, lifeline, and what
+/// the child does between fork and exec.
+fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
+    // The copies start before the child so that nothing can fail between spawning it and
+    // reading its output.
+    let Output {
+        stdout_w,
+        stderr_w,
+        copies,
+    } = Output::start().context("cannot set up the command's output")?;
+    let terminal = Terminal::detect();
+    let claim_terminal = terminal.is_some_and(|t| t.in_foreground());
+    let mut command = Command::new(spec.program);
+    command
+        .args(spec.args)
+        .stdout(stdout_w)
+        .stderr(stderr_w)
+        .process_group(0);
+    let lifeline = spec.guarded.then(Lifeline::start).flatten();
+    let announce = lifeline.as_ref().map(Lifeline::announcer);
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
+    unsafe {
+        command.pre_exec(move || {
+            // First, so the lifeline knows the group before anything can fail.
+            if let Some(announce) = &announce {
+                announce();
+            }
+            if claim_terminal {
+                Terminal::claim_in_child();
+            }
+            inherited.restore_in_child()
+        });
+    }
+
+    Ok(Prepared {
+        command,
+        copies,
+        lifeline,
+        terminal,
+        claim_terminal,
+    })
 }
 
 /// Where the supervisor's events come from.

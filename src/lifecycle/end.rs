@@ -243,6 +243,7 @@ fn report(reporter: &Reporter, verdict: &Verdict, tails: Option<(&[u8], &[u8])>)
         (Planned::Nothing(_), _) => return Delivered::NONE,
         (Planned::Success, _) => Report::Success,
         (Planned::Failure { head, .. }, Some((stdout, stderr))) => {
+            guard::fault_point("summary");
             Report::Failure(reporter.summary(head, stdout, stderr))
         }
         (Planned::Failure { plain, .. }, None) => Report::Failure(plain.clone()),

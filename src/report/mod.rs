@@ -84,7 +84,6 @@ impl Reporter {
     /// the last meaningful line of the command's output, scrubbed, on one line, bounded by
     /// `--msg-max`.
     pub fn summary(&self, head: &str, stdout_tail: &[u8], stderr_tail: &[u8]) -> String {
-        crate::lifecycle::guard::fault_point("summary");
         summary::failure_message_with(
             head.to_owned(),
             stdout_tail,

@@ -75,12 +75,12 @@ const SLOTS: usize = 65;
 /// admission, `--jitter`, an attempt, the wait between attempts, the ping. Each arrival is
 /// counted; whoever acts on signals keeps a [`Mark`] of what it has seen and takes the
 /// arrivals after it ([`SignalLog::take_since`]), so each signal is acted on exactly once.
-/// The first stop request (SIGTERM, SIGINT) is kept too: the run's report then gets only the
-/// shutdown budget.
+/// The first stop request (SIGTERM, SIGINT, SIGQUIT) is kept too: the run's report then gets
+/// only the shutdown budget.
 ///
-/// The run makes one at start-up; the supervisor reports what it saw in each finished
-/// attempt ([`Finished::stop_signal`](super::supervise::Finished)) and each pause, and the
-/// callers go by that.
+/// The run makes one at start-up. Whether an attempt was stopped is decided once, by the
+/// supervisor, as it passes a stop request on
+/// ([`Finished::stopped`](super::supervise::Finished)); a pause reports what ended it.
 #[derive(Clone)]
 pub struct SignalLog(Arc<Counts>);
 

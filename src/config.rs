@@ -188,6 +188,9 @@ impl Config {
                 timeout: args.ping_timeout,
                 retries: args.ping_retries,
                 budget: args.ping_budget,
+                roots_named: ["SSL_CERT_FILE", "SSL_CERT_DIR"]
+                    .iter()
+                    .any(|name| env.get(name).is_some()),
             },
             retry,
             // A dry run only looks at the state (see `state::look`).

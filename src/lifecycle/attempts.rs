@@ -6,6 +6,7 @@ use std::io;
 use anyhow::Result;
 use nix::unistd::Whence;
 
+use crate::lifecycle::end::Verdict;
 use crate::lifecycle::guard;
 use crate::run::outcome::HumanDuration;
 use crate::run::retry;
@@ -62,7 +63,6 @@ pub fn run(
     let mut attempt = 1;
     let mut previous: Option<Last> = None;
     loop {
-        guard::command_running();
         let run = match setup_fault(attempt) {
             true => Err(anyhow::anyhow!("fault injected for a test")),
             false => supervisor.run(spec, limits, attempt),
@@ -81,9 +81,12 @@ pub fn run(
             attempt,
             of,
         };
+        // From here a bug in crontap-run leaves this attempt's status standing.
+        guard::command_ended(&Verdict::of_attempt(&last));
         if !policy.should_retry(attempt, &last.finished) {
             return Ok(last);
         }
+        guard::fault_point("retry-wait");
         let wait = policy.wait_after(attempt);
         tracing::debug!(
             "{} failed ({}); retrying in {}",

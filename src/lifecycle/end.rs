@@ -37,8 +37,9 @@ pub enum RunEnd {
     /// crontap-run's own error before the command ran: an unusable state store, a first
     /// attempt that could not be set up.
     NotRun(anyhow::Error),
-    /// The command ran, or could not be started: how its last attempt ended.
-    Ran(Last),
+    /// The command ran, or could not be started: how its last attempt ended, and what the
+    /// run holds in the state store.
+    Ran(Box<Last>, Option<Held>),
     /// crontap-run failed with a bug; `command_started` says whether the command had.
     Panicked { command_started: bool },
 }
@@ -110,11 +111,12 @@ impl Verdict {
                 };
                 failure(RunResult::Failed, OWN_ERROR, head.into(), head.into())
             }
-            RunEnd::Ran(last) => Verdict::of_attempt(last),
+            RunEnd::Ran(last, _) => Verdict::of_attempt(last),
         }
     }
 
-    fn of_attempt(last: &Last) -> Verdict {
+    /// The verdict of a run whose last attempt is `last`.
+    pub fn of_attempt(last: &Last) -> Verdict {
         let finished = &last.finished;
         let (result, report) = match (finished.succeeded(), finished.stopped) {
             (true, _) => (RunResult::Succeeded, Planned::Success),
@@ -184,23 +186,44 @@ pub struct Detail<'a> {
     pub held: Option<Held>,
 }
 
+/// Who does the steps of an end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    /// The run's own thread, which tells the guard each step.
+    Run,
+    /// The panic guard, which took the end over.
+    Guard,
+}
+
 /// Ends the run: the one place that does what every end does. Returns the exit status.
-pub fn conclude(effects: &Effects, end: RunEnd, held: Option<Held>) -> u8 {
+pub fn conclude(effects: &Effects, end: RunEnd) -> u8 {
     let verdict = Verdict::of(&end);
     guard::concluding(&verdict);
-    let no_output: (&[u8], &[u8]) = (&[], &[]);
-    let detail = match &end {
-        RunEnd::Ran(last) => Detail {
-            tails: Some((&last.finished.stdout_tail, &last.finished.stderr_tail)),
-            held,
-        },
-        // Whatever was claimed is released: the command did not run.
-        _ => Detail {
-            tails: Some(no_output),
-            held: None,
-        },
+    // A command that did not run has no output, and nothing held.
+    let (last, held) = match end {
+        RunEnd::Ran(last, held) => (Some(last), held),
+        _ => (None, None),
     };
-    finish_from(effects, &verdict, Step::State, detail, Delivered::NONE)
+    let no_output: &[u8] = &[];
+    let tails = match &last {
+        Some(last) => (
+            &last.finished.stdout_tail[..],
+            &last.finished.stderr_tail[..],
+        ),
+        None => (no_output, no_output),
+    };
+    let detail = Detail {
+        tails: Some(tails),
+        held,
+    };
+    finish_from(
+        effects,
+        &verdict,
+        Step::State,
+        detail,
+        Delivered::NONE,
+        Driver::Run,
+    )
 }
 
 /// Does the steps of the end from `from` on. `delivered` is what the report step did, when
@@ -211,9 +234,10 @@ pub fn finish_from(
     from: Step,
     mut detail: Detail<'_>,
     mut delivered: Delivered,
+    driver: Driver,
 ) -> u8 {
     for step in Step::ALL.into_iter().filter(|s| *s >= from) {
-        guard::at(step);
+        let _doing = (driver == Driver::Run).then(|| guard::begin(step));
         match step {
             Step::State => record_state(detail.held.take(), verdict),
             Step::Report => {
@@ -248,9 +272,8 @@ fn report(reporter: &Reporter, verdict: &Verdict, tails: Option<(&[u8], &[u8])>)
         }
         (Planned::Failure { plain, .. }, None) => Report::Failure(plain.clone()),
     };
-    guard::sending();
     Delivered {
-        ping: reporter.deliver(&report),
+        ping: reporter.deliver(&report, guard::handing_over),
         message: report.message(),
     }
 }

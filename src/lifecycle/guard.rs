@@ -1,41 +1,56 @@
 //! What happens when crontap-run itself fails with a bug (a panic): the run still ends
 //! once, the command's status stands, and the heartbeat hears about it exactly once.
 //!
-//! A panic anywhere in crontap-run runs the hook installed here, whatever the build's panic
-//! strategy (the release build aborts). The hook never returns: it prints one line naming
-//! where crontap-run failed (not the panic's message, which may quote the job's output),
-//! finishes the run's end ([`end::finish_from`]) from where it stopped, and exits with
+//! A panic anywhere in crontap-run, on any thread, runs the hook installed here, whatever
+//! the build's panic strategy (the release build aborts). The hook never returns: it prints
+//! one line naming where crontap-run failed (not the panic's message, which may quote the
+//! job's output), takes the run's end over, finishes it ([`end::finish_from`]) from where it
+//! had come, and exits with
 //! - 125 before the command started (`not run: crontap-run failed …`), and while it runs
 //!   (crontap-run can no longer supervise it; a job holding state is killed by its lifeline);
-//! - the verdict's status once the run's end has begun: the command's own once it ran, so a
-//!   bug in the summary, the scrubber, the report, history or metrics cannot replace it.
+//! - the command's own status once an attempt has ended, through the waits and set-up of
+//!   any next attempt and the whole end: a bug in the summary, the scrubber, the report,
+//!   history or metrics cannot replace it.
 //!
-//! The end tells the guard each step as it starts and when the report is on its way, so
-//! the hook goes on from the step after the one that failed: a report being built is sent
-//! plain (without the command's output), one already on its way is never sent again, and a
-//! history line or metrics file that failed is not tried twice.
+//! The run's own thread tells the guard where it is: each attempt's start and end, and each
+//! step of the end as it begins and when the report is handed over. So the hook goes on from
+//! the step after the one that failed: a report being built is sent plain (without the
+//! command's output), one already handed over is never sent again, and a history line or
+//! metrics file that failed is not tried twice.
+//!
+//! A panic on another thread (an output copy, the admission or reaper thread) must not race
+//! the run's own thread to the end. The run's thread does each step of the end holding
+//! [`STEP`]; the hook marks the end as taken over, waits for the step under way to finish
+//! (the report's delivery included, within its budget), and only then reads where the run
+//! had come. From then on the run's thread stops at its next word to the guard, and never
+//! does a step again.
 //!
 //! In debug builds (the tests), `CRONTAP_FAULT=<point>` (read by `config`) makes crontap-run
 //! panic at a named point, so the tests can prove all this; release builds have no such
 //! switch.
 
-use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
 
-use crate::lifecycle::end::{self, Detail, Effects, RunEnd, Step, Verdict};
+use crate::lifecycle::end::{self, Detail, Driver, Effects, RunEnd, Step, Verdict};
 use crate::report::Delivered;
 use crate::run::outcome::OWN_ERROR;
 
 /// How far the run has come, and what the hook does from there.
 enum Phase {
     BeforeStart,
+    /// An attempt of the command is running.
     Running,
+    /// An attempt has ended with this verdict; the next one is not running yet.
+    Ended(Verdict),
     /// The run's end is under way, at `step`.
     Concluding {
         verdict: Verdict,
         step: Step,
-        /// The report has been handed to the network (or printed): never again.
-        sending: bool,
+        /// The report has been handed over (to the network, or printed): never again.
+        handed_over: bool,
         delivered: Option<Delivered>,
     },
     /// Every step of the end is done.
@@ -47,9 +62,15 @@ enum Phase {
 struct Guard {
     phase: Phase,
     effects: Arc<Effects>,
+    /// The run's own thread.
+    owner: ThreadId,
 }
 
 static GUARD: Mutex<Option<Guard>> = Mutex::new(None);
+/// Held by the run's own thread while it does a step of the end.
+static STEP: Mutex<()> = Mutex::new(());
+/// The hook has taken the end over: the run's own thread does nothing more.
+static TAKEN_OVER: AtomicBool = AtomicBool::new(false);
 /// The fault point the tests asked for (debug builds only).
 static FAULT: OnceLock<String> = OnceLock::new();
 /// The status the hook exits with once it has taken over: a second panic while it finishes
@@ -57,57 +78,77 @@ static FAULT: OnceLock<String> = OnceLock::new();
 static EXIT: AtomicU16 = AtomicU16::new(NONE);
 const NONE: u16 = u16::MAX;
 
-/// Installs the hook for a run whose end goes to `effects`; `fault` is the test fault
-/// point, if any (always `None` in a release build).
+/// How long the hook waits for a step of the end under way on the run's thread (other than
+/// the report's delivery, which is waited for within the ping budget).
+const STEP_WAIT: Duration = Duration::from_secs(5);
+
+/// Installs the hook for a run whose end goes to `effects`, done on this thread; `fault` is
+/// the test fault point, if any (always `None` in a release build).
 pub fn install(effects: Arc<Effects>, fault: Option<String>) {
     if let Some(point) = fault {
         let _ = FAULT.set(point);
     }
-    set(Some(Guard {
+    *lock(&GUARD) = Some(Guard {
         phase: Phase::BeforeStart,
         effects,
-    }));
+        owner: std::thread::current().id(),
+    });
     std::panic::set_hook(Box::new(on_panic));
 }
 
-/// The command is starting (or starting again, for a retry).
+/// An attempt of the command has been spawned.
 pub fn command_running() {
-    with(|phase| *phase = Phase::Running);
+    tell(|phase| *phase = Phase::Running);
+}
+
+/// An attempt has ended with `verdict`.
+pub fn command_ended(verdict: &Verdict) {
+    tell(|phase| *phase = Phase::Ended(verdict.clone()));
 }
 
 /// The run's end has begun, with this verdict.
 pub fn concluding(verdict: &Verdict) {
-    with(|phase| {
+    tell(|phase| {
         *phase = Phase::Concluding {
             verdict: verdict.clone(),
             step: Step::State,
-            sending: false,
+            handed_over: false,
             delivered: None,
         }
     });
 }
 
-/// The end's step `now` begins.
-pub fn at(now: Step) {
-    with(|phase| {
+/// The run's own thread begins step `now` of the end, and holds what is returned while it
+/// does it.
+pub fn begin(now: Step) -> MutexGuard<'static, ()> {
+    let step = lock(&STEP);
+    if TAKEN_OVER.load(Ordering::SeqCst) {
+        // Let the hook have the step, and stop.
+        drop(step);
+        loop {
+            std::thread::park();
+        }
+    }
+    record(|phase| {
         if let Phase::Concluding { step, .. } = phase {
             *step = now;
         }
     });
+    step
 }
 
 /// The report is being handed over: from here on it is never sent again.
-pub fn sending() {
-    with(|phase| {
-        if let Phase::Concluding { sending, .. } = phase {
-            *sending = true;
+pub fn handing_over() {
+    record(|phase| {
+        if let Phase::Concluding { handed_over, .. } = phase {
+            *handed_over = true;
         }
     });
 }
 
 /// The report step is done.
 pub fn reported(done: &Delivered) {
-    with(|phase| {
+    record(|phase| {
         if let Phase::Concluding { delivered, .. } = phase {
             *delivered = Some(done.clone());
         }
@@ -116,20 +157,57 @@ pub fn reported(done: &Delivered) {
 
 /// Every step of the end is done.
 pub fn done() {
-    with(|phase| {
+    record(|phase| {
         if let Phase::Concluding { verdict, .. } = phase {
             *phase = Phase::Done { exit: verdict.exit };
         }
     });
 }
 
-fn set(guard: Option<Guard>) {
-    *GUARD.lock().unwrap_or_else(|p| p.into_inner()) = guard;
+/// Stops the run's own thread for good if the hook has taken the end over.
+pub fn still_ours() {
+    if TAKEN_OVER.load(Ordering::SeqCst) {
+        // The hook exits the process once it has finished the end.
+        loop {
+            std::thread::park();
+        }
+    }
 }
 
-fn with(change: impl FnOnce(&mut Phase)) {
-    if let Some(guard) = GUARD.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+/// The run's own thread tells the guard where it is, between steps: it stops here if the
+/// end was taken over.
+fn tell(change: impl FnOnce(&mut Phase)) {
+    still_ours();
+    record(change);
+}
+
+/// The run's own thread records how a step goes, while doing it (holding [`STEP`]): the
+/// hook waits for the step, so this never stops.
+fn record(change: impl FnOnce(&mut Phase)) {
+    if let Some(guard) = lock(&GUARD).as_mut() {
         change(&mut guard.phase);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `mutex`, waited for up to `limit`: the hook must not wait for ever on a lock whose
+/// holder may be waiting for the thread that panicked.
+fn lock_within<T>(mutex: &Mutex<T>, limit: Duration) -> Option<MutexGuard<'_, T>> {
+    let deadline = Instant::now() + limit;
+    loop {
+        match mutex.try_lock() {
+            Ok(held) => return Some(held),
+            Err(std::sync::TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) if Instant::now() >= deadline => {
+                return None;
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
     }
 }
 
@@ -143,50 +221,65 @@ struct Resume {
 
 impl Resume {
     fn after(phase: Phase) -> Resume {
-        let fresh = |command_started| {
-            let verdict = Verdict::of(&RunEnd::Panicked { command_started });
-            Resume {
-                verdict,
-                from: Some(Step::State),
-                delivered: Delivered::NONE,
-            }
-        };
-        match phase {
-            Phase::BeforeStart => fresh(false),
-            Phase::Running => fresh(true),
+        let (verdict, from, delivered) = match phase {
+            Phase::BeforeStart => (panicked(false), Some(Step::State), None),
+            Phase::Running => (panicked(true), Some(Step::State), None),
+            // What the attempt held is left as a process's death leaves it.
+            Phase::Ended(verdict) => (verdict, Some(Step::Report), None),
             Phase::Concluding {
                 verdict,
                 step,
-                sending,
+                handed_over,
                 delivered,
             } => {
                 let from = match step {
                     Step::State => Some(Step::Report),
-                    // A report not yet on its way is sent plain.
-                    Step::Report if !sending => Some(Step::Report),
+                    // A report not yet handed over is sent plain.
+                    Step::Report if !handed_over && delivered.is_none() => Some(Step::Report),
                     Step::Report => Some(Step::History),
                     Step::History => Some(Step::Metrics),
                     Step::Metrics => None,
                 };
-                let delivered = delivered.unwrap_or(Delivered::NONE);
-                Resume {
-                    verdict,
-                    from,
-                    delivered,
-                }
+                (verdict, from, delivered)
             }
-            Phase::Done { exit } => Resume {
-                verdict: Verdict {
+            Phase::Done { exit } => {
+                let verdict = Verdict {
                     exit,
-                    ..Verdict::of(&RunEnd::Panicked {
-                        command_started: true,
-                    })
-                },
-                from: None,
-                delivered: Delivered::NONE,
-            },
+                    ..panicked(true)
+                };
+                (verdict, None, None)
+            }
+        };
+        let delivered = delivered.unwrap_or(Delivered::NONE);
+        Resume {
+            verdict,
+            from,
+            delivered,
         }
     }
+}
+
+fn panicked(command_started: bool) -> Verdict {
+    Verdict::of(&RunEnd::Panicked { command_started })
+}
+
+/// Takes the end over: waits, on a thread other than the run's own, for the step the run's
+/// thread is doing (the report's delivery within the ping budget), then takes the guard.
+fn take_over() -> Option<Guard> {
+    TAKEN_OVER.store(true, Ordering::SeqCst);
+    let (owner, budget) = {
+        let guard = lock_within(&GUARD, STEP_WAIT)?;
+        let guard = guard.as_ref()?;
+        let budget = guard.effects.reporter.policy.budget;
+        (guard.owner, budget)
+    };
+    let _step = match std::thread::current().id() == owner {
+        // The run's own thread panicked, in the middle of what it was doing (and may hold
+        // the step): nothing else is under way.
+        true => None,
+        false => lock_within(&STEP, budget + STEP_WAIT),
+    };
+    lock_within(&GUARD, STEP_WAIT)?.take()
 }
 
 fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
@@ -194,9 +287,7 @@ fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
         .location()
         .map(|l| format!(" at {}:{}", l.file(), l.line()))
         .unwrap_or_default();
-    // try_lock: the panic may have happened while the guard was held. Taking the guard
-    // also keeps the end's steps below from telling it anything.
-    let Some(Guard { phase, effects }) = GUARD.try_lock().ok().and_then(|mut g| g.take()) else {
+    let Some(Guard { phase, effects, .. }) = take_over() else {
         // A second panic, while the first one's hook finishes the end, or one before the
         // run began.
         let exit = match EXIT.load(Ordering::SeqCst) {
@@ -225,7 +316,7 @@ fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
                 tails: None,
                 held: None,
             };
-            end::finish_from(&effects, &verdict, from, plain, delivered)
+            end::finish_from(&effects, &verdict, from, plain, delivered, Driver::Guard)
         });
         let _ = finishing.join();
     }

@@ -58,11 +58,11 @@ pub fn run(config: Config) -> u8 {
                     "crontap-run: dry run, the command would be skipped: {reason}"
                 );
             }
-            return end::conclude(&effects, RunEnd::Skipped(reason), None);
+            return end::conclude(&effects, RunEnd::Skipped(reason));
         }
         Ok(Start::Stopped(sig)) => {
             tracing::info!("stopped by {} before the command started", sig.as_str());
-            return end::conclude(&effects, RunEnd::StoppedBeforeStart(sig), None);
+            return end::conclude(&effects, RunEnd::StoppedBeforeStart(sig));
         }
         // An unusable store is crontap-run's own error, reported with a fail ping too.
         Err(err) => return not_run(&effects, err, None),
@@ -80,7 +80,7 @@ pub fn run(config: Config) -> u8 {
         Ok(last) => {
             // Orphans that end while the run's end is written and sent are reaped too.
             reap::reap_orphans_meanwhile();
-            end::conclude(&effects, RunEnd::Ran(last), held)
+            end::conclude(&effects, RunEnd::Ran(Box::new(last), held))
         }
         Err(err) => not_run(&effects, err, held),
     }
@@ -89,9 +89,11 @@ pub fn run(config: Config) -> u8 {
 /// Ends a run that crontap-run's own error kept from running: the error's one line, then
 /// the end (which releases what `held` claimed).
 fn not_run(effects: &Effects, err: anyhow::Error, held: Option<Held>) -> u8 {
+    // Unless the panic guard took the run's end over meanwhile.
+    guard::still_ours();
     log::report_error(&err);
     drop(held);
-    end::conclude(effects, RunEnd::NotRun(err), None)
+    end::conclude(effects, RunEnd::NotRun(err))
 }
 
 /// What the run's end writes to and sends to.
@@ -146,6 +148,7 @@ fn child_spec<'a>(config: &'a Config, run_id: &str, held: Option<&Held>) -> Chil
         },
         guarded: held.is_some(),
         lease,
+        on_spawn: &guard::command_running,
     }
 }
 

@@ -250,7 +250,7 @@ impl<W: Write> Check<'_, W> {
 
     /// A TLS handshake of its own on `stream`, with the roots a ping uses.
     fn tls(&mut self, stream: TcpStream, host: &str) -> bool {
-        let (roots, source) = tls::roots();
+        let (roots, source) = tls::roots(self.roots_named());
         let roots_text = self.roots_text(source);
         let name = match ServerName::try_from(host.trim_matches(['[', ']']).to_owned()) {
             Ok(name) => name,
@@ -280,6 +280,11 @@ impl<W: Write> Check<'_, W> {
                 false
             }
         }
+    }
+
+    /// Whether the environment names the TLS roots, as a ping would see it.
+    fn roots_named(&self) -> bool {
+        self.config.ssl_cert_file.is_some() || self.config.ssl_cert_dir.is_some()
     }
 
     fn roots_text(&self, source: RootSource) -> String {
@@ -317,7 +322,7 @@ impl<W: Write> Check<'_, W> {
             }
         };
         let started = Instant::now();
-        let result = ping::probe(target, self.config.timeout);
+        let result = ping::probe(target, self.config.timeout, self.roots_named());
         let took = Took(started.elapsed());
         match result {
             Ok(status) if status.is_success() => {

@@ -56,7 +56,8 @@ pub struct Delivered {
 }
 
 impl Delivered {
-    /// Nothing was sent, nor meant to be (a skipped run).
+    /// No report delivered (yet): none is due, the end has not come to it, or the panic
+    /// guard does not know how one handed over went.
     pub const NONE: Delivered = Delivered {
         ping: PingResult::NotSent,
         message: None,
@@ -93,14 +94,16 @@ impl Reporter {
         )
     }
 
-    /// Sends `report`, or prints it in a dry run.
-    pub fn deliver(&self, report: &Report) -> PingResult {
+    /// Sends `report`, or prints it in a dry run; `handing_over` is called the moment
+    /// before the request goes out (or is printed), after which it may have been sent.
+    pub fn deliver(&self, report: &Report, handing_over: impl FnOnce()) -> PingResult {
         match &self.url {
             _ if self.dry_run => {
+                handing_over();
                 report.print_dry_run(self.url.as_ref());
                 PingResult::NotSent
             }
-            Some(url) => report.send(url, self.policy_now(), &self.signals),
+            Some(url) => report.send(url, self.policy_now(), &self.signals, handing_over),
             None => PingResult::NotConfigured,
         }
     }
@@ -147,12 +150,19 @@ impl Report {
         }
     }
 
-    fn send(&self, url: &HeartbeatUrl, policy: ping::Policy, stop: &SignalLog) -> PingResult {
+    fn send(
+        &self,
+        url: &HeartbeatUrl,
+        policy: ping::Policy,
+        stop: &SignalLog,
+        handing_over: impl FnOnce(),
+    ) -> PingResult {
         let target = match self {
             Report::Success => url.success(),
             Report::Failure(msg) => url.failure(msg),
         };
         let host = url.host();
+        handing_over();
         match ping::send(target, policy, stop) {
             Ok(attempts) => {
                 tracing::debug!(%host, attempts, "heartbeat sent");

@@ -24,12 +24,15 @@ const MIN_ATTEMPT: Duration = Duration::from_millis(200);
 /// within a ping budget.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(86_400);
 
-/// Limits of one delivery, from `--ping-timeout`, `--ping-retries` and `--ping-budget`.
+/// Limits of one delivery, from `--ping-timeout`, `--ping-retries` and `--ping-budget`,
+/// and where its TLS roots come from.
 #[derive(Debug, Clone, Copy)]
 pub struct Policy {
     pub timeout: Duration,
     pub retries: u32,
     pub budget: Duration,
+    /// `SSL_CERT_FILE` or `SSL_CERT_DIR` names the roots (see [`tls::with_roots`]).
+    pub roots_named: bool,
 }
 
 impl Policy {
@@ -39,6 +42,7 @@ impl Policy {
             timeout: self.timeout.min(budget),
             retries: self.retries,
             budget: self.budget.min(budget),
+            roots_named: self.roots_named,
         }
     }
 }
@@ -105,7 +109,7 @@ pub fn send(url: Url, policy: Policy, stop: &SignalLog) -> Result<u32, PingError
 
 async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
     let deadline = Instant::now() + policy.budget;
-    let client = client(url.scheme() == "https").map_err(|e| PingError {
+    let client = client(url.scheme() == "https", policy.roots_named).map_err(|e| PingError {
         reason: format!("{e:#}"),
         attempts: 0,
     })?;
@@ -168,13 +172,13 @@ async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
 
 /// One GET to `url` with no retry, for `crontap-run check`: the status, or why there was
 /// none (never quoting the URL).
-pub fn probe(url: Url, timeout: Duration) -> Result<StatusCode, String> {
+pub fn probe(url: Url, timeout: Duration, roots_named: bool) -> Result<StatusCode, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the network runtime: {e}"))?;
     let result = runtime.block_on(async {
-        let client = client(url.scheme() == "https").map_err(|e| format!("{e:#}"))?;
+        let client = client(url.scheme() == "https", roots_named).map_err(|e| format!("{e:#}"))?;
         match tokio::time::timeout(timeout, client.get(url).send()).await {
             Err(_) => Err(format!("no response within {}", HumanDuration(timeout))),
             Ok(Err(err)) => Err(classify_error(err).to_string()),
@@ -185,10 +189,10 @@ pub fn probe(url: Url, timeout: Duration) -> Result<StatusCode, String> {
     result
 }
 
-fn client(https: bool) -> anyhow::Result<Client> {
+fn client(https: bool, roots_named: bool) -> anyhow::Result<Client> {
     // An http-only client gets an empty TLS configuration: no certificates are read for it.
     let tls = if https {
-        tls::with_roots()?
+        tls::with_roots(roots_named)?
     } else {
         tls::without_roots()?
     };

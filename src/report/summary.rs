@@ -64,7 +64,7 @@ fn last_line(output: &[u8], scrubber: &Scrubber) -> Option<String> {
 
 /// Cuts `text` to at most `max_bytes` bytes on a UTF-8 boundary, ending with `…` when cut.
 /// A `[REDACTED]` marker is kept whole or left out, never cut in two.
-pub fn truncate(text: &str, max_bytes: usize) -> String {
+fn truncate(text: &str, max_bytes: usize) -> String {
     if text.len() <= max_bytes {
         return text.to_owned();
     }

@@ -19,13 +19,16 @@ pub enum RootSource {
     Bundled,
 }
 
-/// A configuration that trusts the system's roots, else the bundled ones.
-pub fn with_roots() -> Result<ClientConfig> {
-    build(roots().0)
+/// A configuration that trusts the system's roots, else the bundled ones; `named`: the
+/// environment names the roots (`SSL_CERT_FILE`, `SSL_CERT_DIR`), so finding none is worth
+/// a warning.
+pub fn with_roots(named: bool) -> Result<ClientConfig> {
+    build(roots(named).0)
 }
 
-/// The system's roots, else the bundled ones, and which they are.
-pub fn roots() -> (RootCertStore, RootSource) {
+/// The system's roots, else the bundled ones, and which they are; `named` as for
+/// [`with_roots`].
+pub fn roots(named: bool) -> (RootCertStore, RootSource) {
     // rustls-native-certs reads SSL_CERT_FILE and SSL_CERT_DIR itself, as OpenSSL does.
     let loaded = rustls_native_certs::load_native_certs();
     for err in &loaded.errors {
@@ -37,7 +40,7 @@ pub fn roots() -> (RootCertStore, RootSource) {
         // Sources that were there but could not be read (a wrong SSL_CERT_FILE or
         // SSL_CERT_DIR among them) are worth a warning; a host with no certificates at all
         // (a scratch container) is not.
-        if !loaded.errors.is_empty() {
+        if named || !loaded.errors.is_empty() {
             tracing::warn!(
                 "no usable system root certificates (SSL_CERT_FILE/SSL_CERT_DIR, or the \
                  system's store, could not be read); using the bundled roots"

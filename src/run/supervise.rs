@@ -61,6 +61,8 @@ pub struct ChildSpec<'a> {
     /// sure not to run out while it runs, moved forward by each renewal. If it comes near,
     /// the command is stopped ([`Outcome::LeaseLost`]).
     pub lease: Option<watch::Receiver<LeaseDeadline>>,
+    /// Called once the attempt's command has been spawned.
+    pub on_spawn: &'a (dyn Fn() + Sync),
 }
 
 /// By when a command whose run holds a lease must be gone (SIGKILL then), and the most
@@ -275,6 +277,7 @@ async fn supervise(
         }
     };
     tracing::debug!(pid = child.as_raw(), "command started");
+    (spec.on_spawn)();
     if let (Some(t), true) = (terminal, claim_terminal) {
         t.give_to(child);
     }

@@ -63,8 +63,9 @@ pub enum Life {
     /// SIGTERM went to the group; SIGKILL follows at `kill_at` unless the group is gone
     /// first (`None`: a time too far away to represent).
     Stopping { kill_at: Option<Instant> },
-    /// SIGKILL went to the group at `at`.
-    Killed { at: Instant },
+    /// SIGKILL went to the group at `at`, `after` the first cause asked for it (the time
+    /// the causes set, not the moment it was sent).
+    Killed { at: Instant, after: Duration },
 }
 
 impl Life {
@@ -118,7 +119,8 @@ pub struct Stop {
 pub struct Ending {
     pub outcome: Outcome,
     pub stopped: Option<Stop>,
-    /// crontap-run sent SIGKILL, this long after the first cause asked the command to end.
+    /// crontap-run sent SIGKILL, this long after the first cause asked the command to end
+    /// (as the causes set it).
     pub killed_after: Option<Duration>,
     /// A signal that can end the job ([`signals::TERMINATION`]) was passed on to it.
     pub termination_forwarded: bool,
@@ -249,19 +251,19 @@ impl<'a> Watch<'a> {
             }
             // A service manager's or orchestrator's stop must end the job in bounded time.
             if sig == Signal::SIGTERM {
-                let by = Instant::now().checked_add(self.limits.kill_after);
-                self.must_end(Cause::StopRequest, by);
+                self.must_end(Cause::StopRequest, Instant::now(), self.limits.kill_after);
             }
         }
     }
 
     fn timeout_due(&mut self) {
-        tracing::debug!("timeout reached, sending SIGTERM to the command");
         self.timeout_at = None;
-        self.ask_to_end(
-            Cause::Timeout,
-            Instant::now().checked_add(self.limits.kill_after),
-        );
+        // A command that exited just before, its SIGCHLD not yet handled, ended by itself.
+        if reap::has_exited(self.child) {
+            return;
+        }
+        tracing::debug!("timeout reached, sending SIGTERM to the command");
+        self.ask_to_end(Cause::Timeout, Instant::now(), self.limits.kill_after);
     }
 
     fn lease_due(&mut self) {
@@ -271,30 +273,44 @@ impl<'a> Watch<'a> {
         if Instant::now() < deadline.stop_at(self.limits.kill_after) {
             return;
         }
+        if reap::has_exited(self.child) {
+            self.lease = None;
+            return;
+        }
         tracing::error!(
             "the run's lease on the state store could not be renewed in time; stopping the \
              command before another host may start the job"
         );
         self.lease = None;
-        self.ask_to_end(Cause::LeaseLost, Some(deadline.gone_by));
+        let now = Instant::now();
+        let grace = deadline.gone_by.saturating_duration_since(now);
+        self.ask_to_end(Cause::LeaseLost, now, grace);
     }
 
     fn kill(&mut self) {
         tracing::debug!("the command outlived its deadline, sending SIGKILL");
         send(self.child, Signal::SIGKILL);
-        self.life = Life::Killed { at: Instant::now() };
+        let now = Instant::now();
+        let due = self.life.kill_at().unwrap_or(now);
+        let asked = self.cause.map_or(now, |(_, at)| at);
+        self.life = Life::Killed {
+            at: now,
+            after: due.saturating_duration_since(asked),
+        };
     }
 
-    /// SIGTERM to the group, which must be gone by `by`.
-    fn ask_to_end(&mut self, cause: Cause, by: Option<Instant>) {
+    /// SIGTERM to the group, which must be gone `grace` after `now`.
+    fn ask_to_end(&mut self, cause: Cause, now: Instant, grace: Duration) {
         send(self.child, Signal::SIGTERM);
         send(self.child, Signal::SIGCONT);
-        self.must_end(cause, by);
+        self.must_end(cause, now, grace);
     }
 
-    fn must_end(&mut self, cause: Cause, by: Option<Instant>) {
-        self.cause.get_or_insert((cause, Instant::now()));
-        self.life = self.life.must_end_by(by);
+    /// `cause`, at `now`, wants the group gone `grace` later (a time too far away to
+    /// represent is none).
+    fn must_end(&mut self, cause: Cause, now: Instant, grace: Duration) {
+        self.cause.get_or_insert((cause, now));
+        self.life = self.life.must_end_by(now.checked_add(grace));
     }
 
     /// Reaps the command unless its leader exited during a stop while others of its group
@@ -303,7 +319,7 @@ impl<'a> Watch<'a> {
         let within_grace = match self.life {
             Life::Running => false,
             Life::Stopping { .. } => true,
-            Life::Killed { at } => at.elapsed() < KILL_GRACE,
+            Life::Killed { at, .. } => at.elapsed() < KILL_GRACE,
         };
         if within_grace && reap::has_exited(self.child) && self.group.has_live_members() {
             if !self.lingering {
@@ -321,8 +337,8 @@ impl<'a> Watch<'a> {
     /// How the attempt ended, given how its leader did: a cause of crontap-run's own (the
     /// first one) replaces the command's status.
     pub fn ending(self, reaped: Outcome) -> Ending {
-        let killed_after = match (self.life, self.cause) {
-            (Life::Killed { at }, Some((_, asked))) => Some(at.saturating_duration_since(asked)),
+        let killed_after = match self.life {
+            Life::Killed { after, .. } => Some(after),
             _ => None,
         };
         let outcome = match (self.cause, self.limits.timeout) {
@@ -368,7 +384,10 @@ mod tests {
     #[test]
     fn nothing_changes_once_sigkill_was_sent() {
         let now = Instant::now();
-        let killed = Life::Killed { at: now };
+        let killed = Life::Killed {
+            at: now,
+            after: Duration::from_secs(1),
+        };
         assert_eq!(killed.must_end_by(Some(now)), killed);
         assert_eq!(killed.kill_at(), None);
         assert_eq!(Life::Running.kill_at(), None);

@@ -225,6 +225,18 @@ fn rows() -> Vec<Row> {
             counted: "failed",
         },
         Row {
+            end: "a panic while waiting to retry",
+            options: &["--no-overlap", "--retries", "1", "--retry-delay", "10ms"],
+            fault: Some("retry-wait"),
+            command: &["sh", "-c", "exit 3"],
+            prepare: nothing,
+            act: Act::Wait,
+            exit: 3,
+            ping: Ping::Failure("exit 3 after "),
+            history: ("failed", Some(3)),
+            counted: "failed",
+        },
+        Row {
             end: "a panic while building the summary",
             options: no_overlap,
             fault: Some("summary"),
@@ -399,4 +411,36 @@ fn a_panic_after_the_report_sends_no_second_one() {
             assert_eq!(metrics_written, fault != "metrics", "{case}");
         }
     }
+}
+
+/// A panic on a thread other than the run's own (here the state admission's, while the run
+/// waits for it within `--state-timeout`) ends the run once: the panic guard's report is the
+/// only one, though the run's thread goes on meanwhile and reaches an end of its own (the
+/// store did not answer) while the guard's report is still on its way.
+#[test]
+fn a_panic_on_another_thread_ends_the_run_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    // The guard's report hangs for its whole --ping-timeout, longer than --state-timeout.
+    let receiver = Receiver::scripted(&[crate::harness::Reply::Hang]);
+    let out = Crontap::with_url(&receiver.url())
+        .args(["--no-overlap", "--job", JOB, "--state-timeout", "1s"])
+        .args(["--ping-timeout", "3s", "--ping-retries", "0", "--state-dir"])
+        .arg(&state)
+        .env("CRONTAP_FAULT", "admission-thread")
+        .args(["--", "true"])
+        .run();
+    assert_eq!(out.code, 125, "{}", out.stderr);
+    let received = receiver.received();
+    assert_eq!(received.len(), 1, "{received:#?}");
+    let msg = received[0].msg().unwrap();
+    assert_eq!(msg, "not run: crontap-run failed (internal error)");
+    assert!(
+        !out.stderr.contains("did not answer"),
+        "the run's thread went on to an end of its own: {}",
+        out.stderr
+    );
+    let line = last_history(&state);
+    assert_eq!(line["result"], "failed", "{line}");
+    assert_eq!(line["exit"], 125, "{line}");
 }

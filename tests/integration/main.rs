@@ -4,9 +4,11 @@ mod harness;
 
 mod check;
 mod corpus;
+mod deadlines;
 mod dry_run;
 mod ends;
 mod environment;
+mod every_signal;
 mod exec;
 mod exit_status;
 mod faults;
@@ -28,6 +30,7 @@ mod retries;
 mod secrets;
 mod state;
 mod state_faults;
+mod stop_race;
 mod stopped;
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod store_contract;

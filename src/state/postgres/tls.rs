@@ -35,7 +35,7 @@ pub(super) enum Roots {
 pub(super) fn tls_config(verify: Verify, roots: &Roots) -> Result<ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = match (verify, roots) {
-        (Verify::Full, Roots::None | Roots::System) => crate::report::tls::with_roots()?,
+        (Verify::Full, Roots::None | Roots::System) => crate::report::tls::with_roots(false)?,
         (Verify::Full, Roots::File(path)) => builder(&provider)?
             .with_root_certificates(read_roots(path)?)
             .with_no_client_auth(),

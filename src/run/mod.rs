@@ -1,23 +1,27 @@
 //! Running the command: the child process, its output, the signals crontap-run passes on,
 //! the terminal, and how the run ended.
 //!
-//! [`supervise`] starts the command as the leader of its own process group and watches it
-//! until it ends; [`exec`] finds and executes its program as `execvp(3)` does; [`tee`]
-//! passes its output through and keeps a tail of each stream; [`signals`] says which
-//! signals are forwarded and why, and records stop requests to crontap-run itself;
-//! [`terminal`] hands the terminal's foreground to the job; [`lifeline`] kills the job's
-//! group if crontap-run dies while it holds state; [`group`] tells whether anything is left
-//! in the job's group once its leader has exited; [`outcome`] turns an exit status into
-//! crontap-run's own; [`retry`] decides whether a failed attempt runs again.
+//! [`supervise`] sets each attempt up and runs its event loop, and [`watch`] holds the
+//! command's states (running, stopping with a SIGKILL time, killed) and what each event does
+//! to them; [`reap`] reaps the command and orphans from raw wait statuses; [`exec`] finds and
+//! executes its program as `execvp(3)` does, with the environment [`job_env`] builds;
+//! [`output`] and [`tee`] pass its output through and keep a tail of each stream;
+//! [`signals`] says which signals are forwarded and why, and records stop requests to
+//! crontap-run itself; [`terminal`] hands the terminal's foreground to the job;
+//! [`lifeline`] kills the job's group if crontap-run dies while it holds state; [`group`]
+//! tells whether anything is left in the job's group once its leader has exited;
+//! [`outcome`] turns an exit status into crontap-run's own; [`retry`] decides whether a
+//! failed attempt runs again.
 //!
 //! The invariant this wing keeps: the command's exit status reaches [`outcome::Outcome`]
-//! unchanged, and only a stop crontap-run decided on (`--timeout`) replaces it.
+//! unchanged, and only a stop crontap-run decided on (`--timeout`, a lost lease) replaces it.
 
 pub(crate) mod exec;
 pub(crate) mod group;
 pub(crate) mod job_env;
 pub(crate) mod lifeline;
 pub mod outcome;
+pub(crate) mod output;
 pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;

@@ -13,12 +13,11 @@
 //! Nothing is sent to the group once its leader has been reaped, so a reused process id is
 //! never signalled. This file sets the attempt up and runs the event loop; what each event
 //! does, and the command's states (running, stopping with a SIGKILL time, killed), are in
-//! [`watch`]. When the attempt has ended, its output is drained ([`Copies::finish`]).
+//! [`watch`]. When the attempt has ended, its output is drained ([`Copies::finish`], in
+//! [`output`](super::output)).
 
 use std::cell::Cell;
 use std::ffi::OsString;
-use std::io::{self, PipeWriter};
-use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -33,15 +32,12 @@ use crate::run::exec;
 use crate::run::job_env::PerRun;
 use crate::run::lifeline::Lifeline;
 use crate::run::outcome::{HumanDuration, Outcome, SuccessCodes};
+use crate::run::output::{Copies, Output};
 use crate::run::reap;
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
-use crate::run::tee::{self, Stream, Tee};
 use crate::run::terminal::{self, Terminal};
 use crate::run::watch::{Ending, Event, Stop, Watch};
 
-/// How long to keep reading output after the command exited: a background process it left
-/// behind may hold the pipes open indefinitely.
-const OUTPUT_GRACE: Duration = Duration::from_secs(1);
 /// How often the group of an exited leader is looked at during a stop (see `group`).
 const GROUP_CHECK: Duration = Duration::from_millis(100);
 
@@ -392,71 +388,5 @@ async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
         None => std::future::pending().await,
-    }
-}
-
-/// The pipes the child writes to and the copy that reads them.
-struct Output {
-    stdout_w: PipeWriter,
-    stderr_w: PipeWriter,
-    copies: Copies,
-}
-
-/// One copy per stream: blocking reads, no `poll`.
-struct Copies {
-    stdout: Tee,
-    stderr: Tee,
-}
-
-impl Output {
-    fn start() -> io::Result<Output> {
-        let (stdout_r, stdout_w) = io::pipe()?;
-        let (stderr_r, stderr_w) = io::pipe()?;
-        let stdout = Tee::start(Stream {
-            source: stdout_r.into(),
-            sink: io::stdout().as_fd().try_clone_to_owned()?,
-        })?;
-        let stderr = Tee::start(Stream {
-            source: stderr_r.into(),
-            sink: io::stderr().as_fd().try_clone_to_owned()?,
-        })?;
-        Ok(Output {
-            stdout_w,
-            stderr_w,
-            copies: Copies { stdout, stderr },
-        })
-    }
-}
-
-impl Copies {
-    /// Waits for the output (less long if crontap-run is told to stop meanwhile) and
-    /// reports the attempt.
-    fn finish(
-        self,
-        ending: Ending,
-        started: Instant,
-        exited: Instant,
-        signals: &SignalLog,
-    ) -> Finished {
-        let elapsed = exited - started;
-        tracing::debug!(
-            outcome = ?ending.outcome,
-            elapsed_ms = elapsed.as_millis() as u64,
-            "command finished"
-        );
-        let tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE, signals);
-        let mut tails = tails.into_iter();
-        let stdout_tail = tails.next().unwrap_or_default();
-        let stderr_tail = tails.next().unwrap_or_default();
-        Finished {
-            outcome: ending.outcome,
-            elapsed,
-            stdout_tail,
-            stderr_tail,
-            stopped: ending.stopped,
-            killed_after: ending.killed_after,
-            termination_forwarded: ending.termination_forwarded,
-            success: SuccessCodes::default(),
-        }
     }
 }

@@ -1,0 +1,82 @@
+//! The command's output: the pipes it writes to, the copies that pass each stream on and
+//! keep its tail ([`tee`]), and what an attempt has left once they are drained.
+
+use std::io::{self, PipeWriter};
+use std::os::fd::AsFd;
+use std::time::{Duration, Instant};
+
+use crate::run::outcome::SuccessCodes;
+use crate::run::signals::SignalLog;
+use crate::run::supervise::Finished;
+use crate::run::tee::{self, Stream, Tee};
+use crate::run::watch::Ending;
+
+/// How long to keep reading output after the command exited: a background process it left
+/// behind may hold the pipes open indefinitely.
+const OUTPUT_GRACE: Duration = Duration::from_secs(1);
+
+/// The pipes the child writes to and the copy that reads them.
+pub struct Output {
+    pub stdout_w: PipeWriter,
+    pub stderr_w: PipeWriter,
+    pub copies: Copies,
+}
+
+/// One copy per stream: blocking reads, no `poll`.
+pub struct Copies {
+    stdout: Tee,
+    stderr: Tee,
+}
+
+impl Output {
+    pub fn start() -> io::Result<Output> {
+        let (stdout_r, stdout_w) = io::pipe()?;
+        let (stderr_r, stderr_w) = io::pipe()?;
+        let stdout = Tee::start(Stream {
+            source: stdout_r.into(),
+            sink: io::stdout().as_fd().try_clone_to_owned()?,
+        })?;
+        let stderr = Tee::start(Stream {
+            source: stderr_r.into(),
+            sink: io::stderr().as_fd().try_clone_to_owned()?,
+        })?;
+        Ok(Output {
+            stdout_w,
+            stderr_w,
+            copies: Copies { stdout, stderr },
+        })
+    }
+}
+
+impl Copies {
+    /// Waits for the output (less long if crontap-run is told to stop meanwhile) and
+    /// reports the attempt.
+    pub fn finish(
+        self,
+        ending: Ending,
+        started: Instant,
+        exited: Instant,
+        signals: &SignalLog,
+    ) -> Finished {
+        let elapsed = exited - started;
+        tracing::debug!(
+            outcome = ?ending.outcome,
+            elapsed_ms = elapsed.as_millis() as u64,
+            "command finished"
+        );
+        let tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE, signals);
+        let mut tails = tails.into_iter();
+        let stdout_tail = tails.next().unwrap_or_default();
+        let stderr_tail = tails.next().unwrap_or_default();
+        Finished {
+            outcome: ending.outcome,
+            elapsed,
+            stdout_tail,
+            stderr_tail,
+            stopped: ending.stopped,
+            killed_after: ending.killed_after,
+            termination_forwarded: ending.termination_forwarded,
+            success: SuccessCodes::default(),
+        }
+    }
+}

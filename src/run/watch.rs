@@ -317,7 +317,9 @@ impl<'a> Watch<'a> {
     /// run on.
     fn reap_unless_lingering(&mut self) -> Option<Outcome> {
         let within_grace = match self.life {
-            Life::Running => false,
+            // A stop request with no SIGKILL of crontap-run's (SIGINT, SIGQUIT): the group is
+            // waited for as long as it takes, as the job itself would have been.
+            Life::Running => self.stopped.is_some(),
             Life::Stopping { .. } => true,
             Life::Killed { at, .. } => at.elapsed() < KILL_GRACE,
         };

@@ -8,7 +8,6 @@ mod deadlines;
 mod dry_run;
 mod ends;
 mod environment;
-mod every_signal;
 mod exec;
 mod exit_status;
 mod faults;
@@ -30,7 +29,6 @@ mod retries;
 mod secrets;
 mod state;
 mod state_faults;
-mod stop_race;
 mod stopped;
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod store_contract;

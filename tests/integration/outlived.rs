@@ -88,3 +88,47 @@ fn group_members_ending_on_sigterm_are_waited_for_not_killed() {
         out.elapsed
     );
 }
+
+/// SIGINT and SIGQUIT are stop requests with no SIGKILL of crontap-run's: a member that
+/// ignores the signal while its shell dies of it is waited for until it ends by itself, so
+/// the next `--no-overlap` run never starts beside it.
+#[test]
+fn a_stop_request_without_a_kill_waits_for_group_members_outliving_the_leader() {
+    crate::harness::default_signals().unwrap();
+    for (sig, name) in [(Signal::SIGINT, "INT"), (Signal::SIGQUIT, "QUIT")] {
+        let receiver = Receiver::start();
+        let dir = tempfile::tempdir().unwrap();
+        let (pid_file, done) = (dir.path().join("pid"), dir.path().join("done"));
+        let state = dir.path().join("state");
+        // The leader is a `sleep` that dies of the signal at once; the member, started
+        // before it, ignores the signal, lets go of the output pipes (so that waiting for
+        // the output does not wait for it) and ends two seconds later.
+        let script = format!(
+            "sh -c 'trap \"\" {name}; echo $$ > {}; echo ready; exec >/dev/null 2>&1; \
+             sleep 2; touch {}' & exec sleep 30",
+            pid_file.display(),
+            done.display()
+        );
+        let mut run = stateful(&receiver, &state)
+            .args([
+                "--no-overlap",
+                "--job",
+                "nightly",
+                "--",
+                "sh",
+                "-c",
+                &script,
+            ])
+            .start();
+        run.wait_for("ready");
+        run.signal(sig);
+        let out = run.finish();
+        assert_eq!(out.code, 128 + sig as i32, "{sig}: {}", out.stderr);
+        assert!(
+            done.exists() && !alive(&read_pid(&pid_file)),
+            "{sig}: crontap-run exited while a member of the job's group still ran"
+        );
+        let msg = receiver.only().msg().unwrap();
+        assert!(msg.starts_with(&format!("killed by {sig} after ")), "{msg}");
+    }
+}

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use nix::sys::signal::Signal;
 
-use crate::every_signal::on_workers;
 use crate::harness::{Crontap, Receiver, SECRET, default_signals};
+use crate::workers::on_workers;
 
 /// Runs of each signal.
 const RUNS: usize = 200;

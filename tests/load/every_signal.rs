@@ -10,15 +10,12 @@
 
 use std::fs::File;
 use std::os::unix::process::CommandExt;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::process::ExitStatus;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::harness::{Crontap, Receiver, SECRET, alive, default_signals, eventually};
-use crate::state::stateful;
+use crate::workers::on_workers;
 
 /// How long one crontap-run may take before it counts as hung. The job ends at once, so a
 /// working crontap-run takes a fraction of a second, even on a loaded machine.
@@ -278,6 +275,13 @@ fn run_watched(crontap: &mut Crontap, dir: &Path, what: &str, signal: i32) -> En
     }
 }
 
+/// crontap-run reporting to `receiver`, with its state in `state`.
+fn stateful(receiver: &Receiver, state: &Path) -> Crontap {
+    let mut crontap = Crontap::with_url(&receiver.url());
+    crontap.arg("--state-dir").arg(state);
+    crontap
+}
+
 /// One case: the job sends itself the signal under `--no-overlap`; the exit status and the
 /// report must be what the signal's default action makes them; then a second run of the
 /// same job runs, so the first released its lock; and nothing of either run is left.
@@ -358,38 +362,6 @@ fn check(case: &Case) {
         }),
         "signal {n}: processes left behind: {left:?}"
     );
-}
-
-/// Calls `work` for each of `items` on `workers` threads at once; returns the message of
-/// every call that panicked, in the order of `items`.
-pub(crate) fn on_workers<T: Sync>(
-    workers: usize,
-    items: &[T],
-    work: impl Fn(usize, &T) + Sync,
-) -> Vec<String> {
-    let next = AtomicUsize::new(0);
-    let failures = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { return };
-                    if let Err(panic) = catch_unwind(AssertUnwindSafe(|| work(i, item))) {
-                        let text = panic
-                            .downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                            .unwrap_or_else(|| "a panic".to_owned());
-                        failures.lock().unwrap().push((i, text));
-                    }
-                }
-            });
-        }
-    });
-    let mut failures = failures.into_inner().unwrap();
-    failures.sort();
-    failures.into_iter().map(|(_, text)| text).collect()
 }
 
 /// Runs every case, and fails with the list of those that went wrong.

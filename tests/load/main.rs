@@ -1,0 +1,13 @@
+//! Tests that load the machine on purpose: hundreds of runs at once, beside busy loops. They
+//! are a test target of their own, which cargo runs after the integration tests rather than
+//! beside them, so that the load never starves the tests whose timing matters (a lease
+//! renewed every second, a fleet of hosts on the hour).
+
+// The shared harness: these tests use only part of it.
+#[allow(dead_code)]
+#[path = "../integration/harness.rs"]
+mod harness;
+
+mod every_signal;
+mod stop_race;
+mod workers;

@@ -19,11 +19,16 @@ pub fn fleet_at_the_hour(state_url: &str, secret: &str) {
         let child = Crontap::with_url(&receiver.url())
             .arg("--state-dir")
             .arg(dir.path().join(format!("host-{}", children.len())))
+            // A lease longer than the whole test: 200 hosts queue for 30 connections for
+            // up to a minute, and a host whose renewals and completion wait that long for a
+            // connection would rightly lose a 60 s lease and let the key run again.
             .args([
                 "--state-url",
                 state_url,
                 "--state-timeout",
                 "120s",
+                "--state-lease",
+                "10m",
                 "--job",
                 job,
             ])

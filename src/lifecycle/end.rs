@@ -2,16 +2,12 @@
 //! what a run's end does, in one order: the state's record, the end report, the history
 //! line, the metrics file.
 //!
-//! | end                           | exit        | state              | report                      | history   | metrics   |
-//! |-------------------------------|-------------|--------------------|-----------------------------|-----------|-----------|
-//! | skipped (not due)             | 0           | nothing taken      | none                        | skipped   | skipped   |
-//! | stopped before the start      | 128+S       | released           | `not run: stopped by …`     | stopped   | failed    |
-//! | store unusable, first attempt cannot be set up | 125 | released | `not run: …`         | failed    | failed    |
-//! | ran (finished, could not start, timed out, stopped, lease lost) | the attempt's | result recorded | success or the summary | by result | by result |
-//! | panic                         | 125, or the command's once it ended | left to the lease, the lock goes with the process | the plain summary, unless one was sent | failed | failed |
+//! What each end does to each (exit status, state, report, history, metrics) is the table
+//! "The ends of a run" in ARCHITECTURE.md, which `tests/integration/ends.rs` checks row by
+//! row; [`Verdict::of`] is where it is decided.
 //!
 //! The panic guard ([`guard`]) is told each step as it starts, and the report once it is
-//! under way, so that a panic finishes the end from the next step with [`finish_from`],
+//! handed over, so that a panic finishes the end from the next step with [`finish_from`],
 //! and a report is never sent twice.
 
 use std::path::PathBuf;

@@ -54,9 +54,7 @@ enum Phase {
         delivered: Option<Delivered>,
     },
     /// Every step of the end is done.
-    Done {
-        exit: u8,
-    },
+    Done(Verdict),
 }
 
 struct Guard {
@@ -159,7 +157,7 @@ pub fn reported(done: &Delivered) {
 pub fn done() {
     record(|phase| {
         if let Phase::Concluding { verdict, .. } = phase {
-            *phase = Phase::Done { exit: verdict.exit };
+            *phase = Phase::Done(verdict.clone());
         }
     });
 }
@@ -242,13 +240,7 @@ impl Resume {
                 };
                 (verdict, from, delivered)
             }
-            Phase::Done { exit } => {
-                let verdict = Verdict {
-                    exit,
-                    ..panicked(true)
-                };
-                (verdict, None, None)
-            }
+            Phase::Done(verdict) => (verdict, None, None),
         };
         let delivered = delivered.unwrap_or(Delivered::NONE);
         Resume {

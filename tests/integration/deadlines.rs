@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
-use crate::harness::{Crontap, Receiver, Running, SECRET, eventually};
+use crate::harness::{Crontap, Receiver, Running, SECRET};
 
 /// A job that ignores SIGTERM and says `ready`. It gives up by itself (exit 3) after at
 /// least 30 s, so a crontap-run that never sends SIGKILL fails the test instead of hanging
@@ -39,17 +39,6 @@ fn fail_msg(receiver: &Receiver) -> String {
         ping.target.replace(SECRET, "<SECRET>")
     );
     ping.msg().unwrap()
-}
-
-/// Waits until crontap-run's stderr shows `line` (its debug log says where it is).
-fn wait_for_log(running: &Running, line: &str) {
-    assert!(
-        eventually(Duration::from_secs(30), || running
-            .stderr_so_far()
-            .contains(line)),
-        "never logged {line:?}: {}",
-        running.stderr_so_far()
-    );
 }
 
 /// A stop request at once, `--kill-after 4s`, and a `--timeout 3s` that comes later: the
@@ -108,7 +97,7 @@ fn a_stop_that_needed_sigkill_says_so() {
 fn a_stop_request_after_a_timeout_does_not_postpone_sigkill() {
     let receiver = Receiver::start();
     let running = start_deaf(&receiver, &["-v", "--timeout", "1s", "--kill-after", "3s"]);
-    wait_for_log(&running, "timeout reached");
+    running.wait_for_log("timeout reached");
     running.signal(Signal::SIGTERM);
     let out = running.finish();
     assert!(

@@ -7,12 +7,11 @@
 //! line, and `--metrics-dir`, so every row counts in the metrics.
 
 use std::path::Path;
-use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use serde_json::Value;
 
-use crate::harness::{Crontap, Output, Receiver, SECRET, eventually};
+use crate::harness::{Crontap, Output, Receiver, SECRET};
 
 const JOB: &str = "ends";
 
@@ -269,10 +268,7 @@ fn run(row: &Row, receiver: &Receiver, state: &Path, metrics: &Path) -> Output {
         Act::Wait => crontap.run(),
         Act::TermAfterLog(line) => {
             let running = crontap.start();
-            let logged = eventually(Duration::from_secs(30), || {
-                running.stderr_so_far().contains(line)
-            });
-            assert!(logged, "{}: never logged {line:?}", row.end);
+            running.wait_for_log(line);
             running.signal(Signal::SIGTERM);
             running.finish()
         }

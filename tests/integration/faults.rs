@@ -22,17 +22,6 @@ fn reaped(pid: &str) -> bool {
     !Path::new(&format!("/proc/{pid}")).exists()
 }
 
-/// Waits until crontap-run's stderr shows `line` (its debug log says where it is).
-fn wait_for_log(running: &crate::harness::Running, line: &str) {
-    assert!(
-        eventually(Duration::from_secs(30), || running
-            .stderr_so_far()
-            .contains(line)),
-        "never logged {line:?}: {}",
-        running.stderr_so_far()
-    );
-}
-
 /// Item 1: `timeout -s KILL`, `kill -KILL -<pgid>` and a service manager stopping a
 /// process group kill crontap-run and everything in its group at once. The job, in its own
 /// group and ignoring SIGTERM, must not outlive it, so the next `--no-overlap` run cannot
@@ -104,7 +93,7 @@ fn a_signal_before_the_command_starts_ends_the_run_without_starting_it() {
             .arg("touch")
             .arg(&marker)
             .start();
-        wait_for_log(&running, "--jitter: waiting");
+        running.wait_for_log("--jitter: waiting");
         running.signal(Signal::SIGUSR1);
         running.signal(sig);
         let out = running.finish();

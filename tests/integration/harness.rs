@@ -430,6 +430,16 @@ impl Running {
         self.stderr_seen.lock().unwrap().clone()
     }
 
+    /// Waits until crontap-run's stderr shows `line` (its debug log says where it is);
+    /// panics if it has not within [`MARKER_WAIT`].
+    pub fn wait_for_log(&self, line: &str) {
+        assert!(
+            eventually(MARKER_WAIT, || self.stderr_so_far().contains(line)),
+            "never logged {line:?}: {}",
+            self.stderr_so_far()
+        );
+    }
+
     /// Sends a signal to crontap-run itself.
     pub fn signal(&self, signal: nix::sys::signal::Signal) {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), signal).unwrap();

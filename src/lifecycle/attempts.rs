@@ -10,7 +10,7 @@ use crate::lifecycle::end::Verdict;
 use crate::lifecycle::guard;
 use crate::run::outcome::HumanDuration;
 use crate::run::retry;
-use crate::run::supervise::{ChildSpec, Finished, Limits, Supervisor};
+use crate::run::supervise::{Attempt, ChildSpec, Finished, Hooks, Limits, Supervisor};
 
 /// The attempt that ended a run.
 pub struct Last {
@@ -21,15 +21,13 @@ pub struct Last {
     pub of: u32,
 }
 
-impl Last {
-    /// The head of the failure summary: how the attempt ended, and `(attempt k of n)` when
-    /// retries were allowed.
-    pub fn head(&self) -> String {
-        let described = self.finished.describe();
-        match self.of > 1 {
-            true => format!("{described} ({})", attempt_of(self.attempt, self.of)),
-            false => described,
-        }
+/// The head of the failure summary of attempt `k` of `n`: how it ended, and
+/// `(attempt k of n)` when retries were allowed.
+pub fn head(finished: &Finished, k: u32, n: u32) -> String {
+    let described = finished.describe();
+    match n > 1 {
+        true => format!("{described} ({})", attempt_of(k, n)),
+        false => described,
     }
 }
 
@@ -47,7 +45,10 @@ fn setup_fault(attempt: u32) -> bool {
     }
 }
 
-/// Runs the command until an attempt succeeds or the retry policy says stop. An error is
+/// Runs the command until an attempt succeeds or the retry policy says stop. The panic
+/// guard is told as each attempt goes: the end must not race the command's start
+/// ([`guard::still_ours`]), a bug while the command runs is crontap-run's (125), and once
+/// the attempt has ended its status stands, from before its output is drained. An error is
 /// one of crontap-run's that kept the first attempt from starting; one that keeps a later
 /// attempt from starting leaves the last attempt's result standing.
 pub fn run(
@@ -65,7 +66,20 @@ pub fn run(
     loop {
         let run = match setup_fault(attempt) {
             true => Err(anyhow::anyhow!("fault injected for a test")),
-            false => supervisor.run(spec, limits, attempt),
+            false => supervisor.run(
+                Attempt {
+                    spec,
+                    limits,
+                    number: attempt,
+                },
+                &Hooks {
+                    starting: &guard::still_ours,
+                    started: &guard::command_running,
+                    ended: &|finished| {
+                        guard::command_ended(&Verdict::of_attempt(finished, attempt, of))
+                    },
+                },
+            ),
         };
         let finished = match (run, previous.take()) {
             (Ok(finished), _) => finished,
@@ -81,8 +95,6 @@ pub fn run(
             attempt,
             of,
         };
-        // From here a bug in crontap-run leaves this attempt's status standing.
-        guard::command_ended(&Verdict::of_attempt(&last));
         if !policy.should_retry(attempt, &last.finished) {
             return Ok(last);
         }

@@ -15,11 +15,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
 
-use crate::lifecycle::attempts::Last;
+use crate::lifecycle::attempts::{self, Last};
 use crate::lifecycle::guard;
 use crate::metrics::{self, Counted};
 use crate::report::{Delivered, PingResult, Report, Reporter};
 use crate::run::outcome::{self, OWN_ERROR};
+use crate::run::supervise::Finished;
 use crate::scrub::sanitize;
 use crate::state::Held;
 use crate::state::history::{self, Entry, RunResult};
@@ -107,17 +108,16 @@ impl Verdict {
                 };
                 failure(RunResult::Failed, OWN_ERROR, head.into(), head.into())
             }
-            RunEnd::Ran(last, _) => Verdict::of_attempt(last),
+            RunEnd::Ran(last, _) => Verdict::of_attempt(&last.finished, last.attempt, last.of),
         }
     }
 
-    /// The verdict of a run whose last attempt is `last`.
-    pub fn of_attempt(last: &Last) -> Verdict {
-        let finished = &last.finished;
+    /// The verdict of a run whose last attempt, `k` of `n`, ended as `finished`.
+    pub fn of_attempt(finished: &Finished, k: u32, n: u32) -> Verdict {
         let (result, report) = match (finished.succeeded(), finished.stopped) {
             (true, _) => (RunResult::Succeeded, Planned::Success),
             (false, stopped) => {
-                let head = last.head();
+                let head = attempts::head(finished, k, n);
                 let plain = sanitize::one_line(&head);
                 let result = match stopped {
                     Some(_) => RunResult::Stopped,
@@ -129,7 +129,7 @@ impl Verdict {
         Verdict {
             exit: finished.outcome.exit_code(),
             result,
-            attempts: last.attempt,
+            attempts: k,
             command_status: true,
             own_error_printed: false,
             report,

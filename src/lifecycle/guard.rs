@@ -6,29 +6,35 @@
 //! one line naming where crontap-run failed (not the panic's message, which may quote the
 //! job's output), takes the run's end over, finishes it ([`end::finish_from`]) from where it
 //! had come, and exits with
-//! - 125 before the command started (`not run: crontap-run failed …`), and while it runs
-//!   (crontap-run can no longer supervise it; a job holding state is killed by its lifeline);
-//! - the command's own status once an attempt has ended, through the waits and set-up of
-//!   any next attempt and the whole end: a bug in the summary, the scrubber, the report,
-//!   history or metrics cannot replace it.
+//! - 125 before the command started (`not run: crontap-run failed …`), and from its spawn
+//!   until it has ended (crontap-run can no longer supervise it; a job holding state is
+//!   killed by its lifeline);
+//! - the command's own status once an attempt has ended (from before its output is
+//!   drained), through the waits and set-up of any next attempt and the whole end: a bug in
+//!   the summary, the scrubber, the report, history or metrics cannot replace it.
 //!
 //! The run's own thread tells the guard where it is: each attempt's start and end, and each
 //! step of the end as it begins and when the report is handed over. So the hook goes on from
 //! the step after the one that failed: a report being built is sent plain (without the
 //! command's output), one already handed over is never sent again, and a history line or
-//! metrics file that failed is not tried twice.
+//! metrics file that failed is not tried twice. A panic is the process's death for the
+//! state store: what the run holds is left as a killed crontap-run leaves it (the lock goes
+//! with the process, a lease runs out).
 //!
 //! A panic on another thread (an output copy, the admission or reaper thread) must not race
-//! the run's own thread to the end. The run's thread does each step of the end holding
-//! [`STEP`]; the hook marks the end as taken over, waits for the step under way to finish
-//! (the report's delivery included, within its budget), and only then reads where the run
-//! had come. From then on the run's thread stops at its next word to the guard, and never
-//! does a step again.
+//! the run's own thread to the end. The first panic marks the end as taken over; a later one
+//! on any other thread only stops that thread. The run's thread does each step of the end
+//! holding [`STEP`]; the hook waits for the step under way (for at most the ping budget and a
+//! few seconds, since its holder may be waiting for the thread that panicked), and only then
+//! reads where the run had come. From then on the run's thread stops for good when it next
+//! begins a step or an attempt, and the report is claimed once ([`handing_over`]), so even a
+//! step that outlasted the wait cannot send a second one.
 //!
 //! In debug builds (the tests), `CRONTAP_FAULT=<point>` (read by `config`) makes crontap-run
 //! panic at a named point, so the tests can prove all this; release builds have no such
 //! switch.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::ThreadId;
@@ -69,6 +75,13 @@ static GUARD: Mutex<Option<Guard>> = Mutex::new(None);
 static STEP: Mutex<()> = Mutex::new(());
 /// The hook has taken the end over: the run's own thread does nothing more.
 static TAKEN_OVER: AtomicBool = AtomicBool::new(false);
+/// The report has been claimed for handing over, by the run's thread or the hook: whoever
+/// comes second never sends it.
+static REPORT_CLAIMED: AtomicBool = AtomicBool::new(false);
+thread_local! {
+    /// This thread is the hook's, finishing the end.
+    static FINISHING: Cell<bool> = const { Cell::new(false) };
+}
 /// The fault point the tests asked for (debug builds only).
 static FAULT: OnceLock<String> = OnceLock::new();
 /// The status the hook exits with once it has taken over: a second panic while it finishes
@@ -76,8 +89,8 @@ static FAULT: OnceLock<String> = OnceLock::new();
 static EXIT: AtomicU16 = AtomicU16::new(NONE);
 const NONE: u16 = u16::MAX;
 
-/// How long the hook waits for a step of the end under way on the run's thread (other than
-/// the report's delivery, which is waited for within the ping budget).
+/// How long the hook waits for the guard's lock, and, beyond the ping budget, for a step of
+/// the end under way on the run's thread.
 const STEP_WAIT: Duration = Duration::from_secs(5);
 
 /// Installs the hook for a run whose end goes to `effects`, done on this thread; `fault` is
@@ -123,9 +136,7 @@ pub fn begin(now: Step) -> MutexGuard<'static, ()> {
     if TAKEN_OVER.load(Ordering::SeqCst) {
         // Let the hook have the step, and stop.
         drop(step);
-        loop {
-            std::thread::park();
-        }
+        park_for_good();
     }
     record(|phase| {
         if let Phase::Concluding { step, .. } = phase {
@@ -135,13 +146,22 @@ pub fn begin(now: Step) -> MutexGuard<'static, ()> {
     step
 }
 
-/// The report is being handed over: from here on it is never sent again.
-pub fn handing_over() {
+/// The report is about to be handed over (to the network, or printed): whether this side
+/// may. Exactly one side ever does, the run's own thread or the hook that took the end
+/// over; the run's thread, coming second, stops for good.
+pub fn handing_over() -> bool {
+    if REPORT_CLAIMED.swap(true, Ordering::SeqCst) {
+        if !FINISHING.get() {
+            park_for_good();
+        }
+        return false;
+    }
     record(|phase| {
         if let Phase::Concluding { handed_over, .. } = phase {
             *handed_over = true;
         }
     });
+    true
 }
 
 /// The report step is done.
@@ -166,9 +186,7 @@ pub fn done() {
 pub fn still_ours() {
     if TAKEN_OVER.load(Ordering::SeqCst) {
         // The hook exits the process once it has finished the end.
-        loop {
-            std::thread::park();
-        }
+        park_for_good();
     }
 }
 
@@ -179,8 +197,8 @@ fn tell(change: impl FnOnce(&mut Phase)) {
     record(change);
 }
 
-/// The run's own thread records how a step goes, while doing it (holding [`STEP`]): the
-/// hook waits for the step, so this never stops.
+/// The run's own thread records how the end goes, while doing a step (the hook waits for
+/// the step) or once all are done: this never stops.
 fn record(change: impl FnOnce(&mut Phase)) {
     if let Some(guard) = lock(&GUARD).as_mut() {
         change(&mut guard.phase);
@@ -255,10 +273,10 @@ fn panicked(command_started: bool) -> Verdict {
     Verdict::of(&RunEnd::Panicked { command_started })
 }
 
-/// Takes the end over: waits, on a thread other than the run's own, for the step the run's
-/// thread is doing (the report's delivery within the ping budget), then takes the guard.
+/// Takes the end over, once [`TAKEN_OVER`] is set: waits, on a thread other than the run's
+/// own, for the step the run's thread is doing (within the ping budget and a few seconds,
+/// after which it goes on without), then takes the guard.
 fn take_over() -> Option<Guard> {
-    TAKEN_OVER.store(true, Ordering::SeqCst);
     let (owner, budget) = {
         let guard = lock_within(&GUARD, STEP_WAIT)?;
         let guard = guard.as_ref()?;
@@ -279,40 +297,72 @@ fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
         .location()
         .map(|l| format!(" at {}:{}", l.file(), l.line()))
         .unwrap_or_default();
-    let Some(Guard { phase, effects, .. }) = take_over() else {
-        // A second panic, while the first one's hook finishes the end, or one before the
-        // run began.
+    if FINISHING.get() {
+        // The hook's own end failed: exit as the end would have.
         let exit = match EXIT.load(Ordering::SeqCst) {
             NONE => OWN_ERROR,
             taken => taken as u8,
         };
-        eprintln!("crontap-run: internal error{place}; exit {exit}");
+        say(&format!("internal error{place}; exit {exit}"));
         std::process::exit(i32::from(exit));
+    }
+    if TAKEN_OVER.swap(true, Ordering::SeqCst) {
+        // Another panic's hook has the end and exits once it is done; this thread stops.
+        say(&format!("internal error{place}"));
+        park_for_good();
+    }
+    let Some(Guard { phase, effects, .. }) = take_over() else {
+        say(&format!("internal error{place}; exit {OWN_ERROR}"));
+        std::process::exit(i32::from(OWN_ERROR));
     };
     let Resume {
         verdict,
         from,
         delivered,
     } = Resume::after(phase);
-    let outcome = match verdict.command_status {
-        true => "the command's exit status stands".to_owned(),
-        false => format!("exit {}", verdict.exit),
-    };
-    eprintln!("crontap-run: internal error{place}; {outcome}");
     let exit = verdict.exit;
     EXIT.store(u16::from(exit), Ordering::SeqCst);
+    match verdict.command_status {
+        true => say(&format!(
+            "internal error{place}; the command's exit status stands"
+        )),
+        false => say(&format!("internal error{place}; exit {exit}")),
+    }
     if let Some(from) = from {
-        // On a thread of its own: the panic may have come from inside a runtime.
-        let finishing = std::thread::spawn(move || {
+        let finish = move || {
+            FINISHING.set(true);
             let plain = Detail {
                 tails: None,
                 held: None,
             };
-            end::finish_from(&effects, &verdict, from, plain, delivered, Driver::Guard)
-        });
-        let _ = finishing.join();
+            end::finish_from(&effects, &verdict, from, plain, delivered, Driver::Guard);
+        };
+        // On a thread of its own: the panic may have come from inside a runtime. Where no
+        // thread can be had, here.
+        let work = Arc::new(Mutex::new(Some(finish)));
+        let theirs = Arc::clone(&work);
+        let spawned = std::thread::Builder::new()
+            .name("panic-guard".into())
+            .spawn(move || lock(&theirs).take().map(|finish| finish()));
+        match spawned {
+            Ok(thread) => drop(thread.join()),
+            Err(_) => drop(lock(&work).take().map(|finish| finish())),
+        }
     }
     std::process::exit(i32::from(exit))
+}
+
+/// One line of crontap-run's own on stderr; a stderr that cannot be written is no reason
+/// for another panic.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "crontap-run: {line}");
+}
+
+fn park_for_good() -> ! {
+    loop {
+        std::thread::park();
+    }
 }
 
 /// Panics here when the tests ask for it with `CRONTAP_FAULT=<point>`.

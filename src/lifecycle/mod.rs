@@ -148,7 +148,6 @@ fn child_spec<'a>(config: &'a Config, run_id: &str, held: Option<&Held>) -> Chil
         },
         guarded: held.is_some(),
         lease,
-        on_spawn: &guard::command_running,
     }
 }
 

@@ -94,13 +94,15 @@ impl Reporter {
         )
     }
 
-    /// Sends `report`, or prints it in a dry run; `handing_over` is called the moment
-    /// before the request goes out (or is printed), after which it may have been sent.
-    pub fn deliver(&self, report: &Report, handing_over: impl FnOnce()) -> PingResult {
+    /// Sends `report`, or prints it in a dry run. `handing_over` is asked the moment before
+    /// the request goes out (or is printed), after which it may have been sent: `false`
+    /// means it must not be, and nothing is.
+    pub fn deliver(&self, report: &Report, handing_over: impl FnOnce() -> bool) -> PingResult {
         match &self.url {
             _ if self.dry_run => {
-                handing_over();
-                report.print_dry_run(self.url.as_ref());
+                if handing_over() {
+                    report.print_dry_run(self.url.as_ref());
+                }
                 PingResult::NotSent
             }
             Some(url) => report.send(url, self.policy_now(), &self.signals, handing_over),
@@ -155,14 +157,16 @@ impl Report {
         url: &HeartbeatUrl,
         policy: ping::Policy,
         stop: &SignalLog,
-        handing_over: impl FnOnce(),
+        handing_over: impl FnOnce() -> bool,
     ) -> PingResult {
         let target = match self {
             Report::Success => url.success(),
             Report::Failure(msg) => url.failure(msg),
         };
         let host = url.host();
-        handing_over();
+        if !handing_over() {
+            return PingResult::NotSent;
+        }
         match ping::send(target, policy, stop) {
             Ok(attempts) => {
                 tracing::debug!(%host, attempts, "heartbeat sent");

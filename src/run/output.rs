@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::run::outcome::SuccessCodes;
 use crate::run::signals::SignalLog;
-use crate::run::supervise::Finished;
+use crate::run::supervise::{Finished, Hooks};
 use crate::run::tee::{self, Stream, Tee};
 use crate::run::watch::Ending;
 
@@ -49,13 +49,15 @@ impl Output {
 }
 
 impl Copies {
-    /// Waits for the output (less long if crontap-run is told to stop meanwhile) and
-    /// reports the attempt.
+    /// Reports the attempt that ended as `ending`: first to `hooks` without the output (as
+    /// soon as it is known), then, once the output has been passed on (less long if
+    /// crontap-run is told to stop meanwhile), whole.
     pub fn finish(
         self,
         ending: Ending,
-        started: Instant,
-        exited: Instant,
+        (started, exited): (Instant, Instant),
+        success: SuccessCodes,
+        hooks: &Hooks<'_>,
         signals: &SignalLog,
     ) -> Finished {
         let elapsed = exited - started;
@@ -64,19 +66,21 @@ impl Copies {
             elapsed_ms = elapsed.as_millis() as u64,
             "command finished"
         );
-        let tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE, signals);
-        let mut tails = tails.into_iter();
-        let stdout_tail = tails.next().unwrap_or_default();
-        let stderr_tail = tails.next().unwrap_or_default();
-        Finished {
+        let mut finished = Finished {
             outcome: ending.outcome,
             elapsed,
-            stdout_tail,
-            stderr_tail,
+            stdout_tail: Vec::new(),
+            stderr_tail: Vec::new(),
             stopped: ending.stopped,
             killed_after: ending.killed_after,
             termination_forwarded: ending.termination_forwarded,
-            success: SuccessCodes::default(),
-        }
+            success,
+        };
+        (hooks.ended)(&finished);
+        let tails = tee::finish_all(vec![self.stdout, self.stderr], OUTPUT_GRACE, signals);
+        let mut tails = tails.into_iter();
+        finished.stdout_tail = tails.next().unwrap_or_default();
+        finished.stderr_tail = tails.next().unwrap_or_default();
+        finished
     }
 }

@@ -57,8 +57,17 @@ pub struct ChildSpec<'a> {
     /// sure not to run out while it runs, moved forward by each renewal. If it comes near,
     /// the command is stopped ([`Outcome::LeaseLost`]).
     pub lease: Option<watch::Receiver<LeaseDeadline>>,
-    /// Called once the attempt's command has been spawned.
-    pub on_spawn: &'a (dyn Fn() + Sync),
+}
+
+/// What the caller is told of an attempt as it goes, the moment each happens.
+pub struct Hooks<'a> {
+    /// The command is about to be spawned.
+    pub starting: &'a dyn Fn(),
+    /// It has been spawned.
+    pub started: &'a dyn Fn(),
+    /// It has ended (or could not start): how, without its output, which is yet to be
+    /// drained.
+    pub ended: &'a dyn Fn(&Finished),
 }
 
 /// By when a command whose run holds a lease must be gone (SIGKILL then), and the most
@@ -161,22 +170,18 @@ impl Supervisor {
         })
     }
 
-    /// Runs attempt `attempt` (from 1) of the command until it ends.
-    pub fn run(&self, spec: &ChildSpec<'_>, limits: Limits, attempt: u32) -> Result<Finished> {
+    /// Runs attempt `attempt` (from 1) of the command until it ends, telling `hooks`.
+    pub fn run(&self, attempt: Attempt<'_>, hooks: &Hooks<'_>) -> Result<Finished> {
         let mut seen = self.seen.get();
         let finished = self.runtime.block_on(supervise(
-            spec,
             attempt,
-            limits,
+            hooks,
             self.inherited,
             &self.signals,
             &mut seen,
         ));
         self.seen.set(seen);
-        finished.map(|finished| Finished {
-            success: limits.success,
-            ..finished
-        })
+        finished
     }
 
     /// Waits `delay` between two attempts, unless a signal that ends jobs
@@ -220,15 +225,24 @@ fn become_subreaper() {
     }
 }
 
+/// Which attempt to run, of what, within which limits.
+#[derive(Clone, Copy)]
+pub struct Attempt<'a> {
+    pub spec: &'a ChildSpec<'a>,
+    pub limits: Limits,
+    /// Its number, from 1.
+    pub number: u32,
+}
+
 /// One attempt: set up, started, watched until it ends, its output drained.
 async fn supervise(
-    spec: &ChildSpec<'_>,
-    attempt: u32,
-    limits: Limits,
+    attempt: Attempt<'_>,
+    hooks: &Hooks<'_>,
     inherited: Inherited,
     signals: &SignalLog,
     seen: &mut Mark,
 ) -> Result<Finished> {
+    let Attempt { spec, limits, .. } = attempt;
     // Watched before the child exists, so no exit and no wake-up is missed. The signals
     // themselves are counted in `signals` from the start of the run.
     let mut events = Events {
@@ -237,7 +251,7 @@ async fn supervise(
         group_check: tokio::time::interval(GROUP_CHECK),
     };
     let Prepared {
-        mut command,
+        command,
         copies,
         lifeline,
         terminal,
@@ -245,35 +259,19 @@ async fn supervise(
     } = prepare(spec, inherited)?;
 
     let started = Instant::now();
-    // The lease ran short before this attempt could start (a retry after a failed renewal).
-    if let Some(lease) = &spec.lease
-        && started >= lease.borrow().stop_at(limits.kill_after)
-    {
-        if let Some(lifeline) = lifeline {
-            lifeline.release();
-        }
-        let outcome = Outcome::LeaseLost { killed: false };
-        return Ok(copies.finish(Ending::of(outcome), started, started, signals));
-    }
-    let env = spec.per_run.environment(spec.inherited_env, attempt);
-    let spawned = exec::spawn(&mut command, env);
-    // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
-    // readers see end-of-file when the child (and anything it left behind) closes theirs.
-    drop(command);
-    let child = match spawned {
-        Ok(child) => Pid::from_raw(child.id() as i32),
-        Err(err) => {
-            tracing::debug!(error = %err, "command could not be started");
+    let child = match spawn(command, attempt, started, hooks) {
+        Ok(child) => child,
+        Err(outcome) => {
             if let Some(lifeline) = lifeline {
                 lifeline.release();
             }
-            let outcome = Outcome::from_spawn_error(spec.program, &err);
+            let times = (started, Instant::now());
             let ending = Ending::of(outcome);
-            return Ok(copies.finish(ending, started, Instant::now(), signals));
+            return Ok(copies.finish(ending, times, limits.success, hooks, signals));
         }
     };
     tracing::debug!(pid = child.as_raw(), "command started");
-    (spec.on_spawn)();
+    (hooks.started)();
     if let (Some(t), true) = (terminal, claim_terminal) {
         t.give_to(child);
     }
@@ -295,10 +293,39 @@ async fn supervise(
     if let Some(t) = terminal {
         t.take_back_from(child);
     }
-    let finished = copies.finish(ending, started, exited, signals);
+    let finished = copies.finish(ending, (started, exited), limits.success, hooks, signals);
     // Orphans that ended while the output drained.
     reap::reap(child, None);
     Ok(finished)
+}
+
+/// Spawns the attempt's command; the outcome of an attempt that could not start.
+fn spawn(
+    mut command: Command,
+    attempt: Attempt<'_>,
+    started: Instant,
+    hooks: &Hooks<'_>,
+) -> std::result::Result<Pid, Outcome> {
+    let Attempt { spec, limits, .. } = attempt;
+    // The lease ran short before this attempt could start (a retry after a failed renewal).
+    if let Some(lease) = &spec.lease
+        && started >= lease.borrow().stop_at(limits.kill_after)
+    {
+        return Err(Outcome::LeaseLost { killed: false });
+    }
+    let env = spec.per_run.environment(spec.inherited_env, attempt.number);
+    (hooks.starting)();
+    let spawned = exec::spawn(&mut command, env);
+    // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
+    // readers see end-of-file when the child (and anything it left behind) closes theirs.
+    drop(command);
+    match spawned {
+        Ok(child) => Ok(Pid::from_raw(child.id() as i32)),
+        Err(err) => {
+            tracing::debug!(error = %err, "command could not be started");
+            Err(Outcome::from_spawn_error(spec.program, &err))
+        }
+    }
 }
 
 /// An attempt's command, ready to be spawned, and what goes with it.

@@ -327,7 +327,7 @@ impl<'a> Watch<'a> {
             if !self.lingering {
                 tracing::debug!(
                     "the command's leader exited during a stop, other processes of its group \
-                     did not; waiting for them until they are killed"
+                     did not; waiting for them"
                 );
             }
             self.lingering = true;

@@ -207,7 +207,7 @@ fn rows() -> Vec<Row> {
             prepare: nothing,
             act: Act::Wait,
             exit: 125,
-            ping: Ping::Failure("lease lost after 1s (sent SIGTERM)"),
+            ping: Ping::Failure("lease lost after "),
             history: ("failed", Some(125)),
             counted: "failed",
         },

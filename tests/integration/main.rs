@@ -11,7 +11,6 @@ mod environment;
 mod exec;
 mod exit_status;
 mod faults;
-mod fleet;
 mod history;
 mod kill_anywhere;
 mod logging;
@@ -20,10 +19,14 @@ mod options;
 mod outlived;
 mod output;
 mod period_tz;
+#[cfg(feature = "postgres")]
+mod pg_server;
 mod ping;
 mod properties;
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod proxy;
+#[cfg(feature = "redis")]
+mod redis_server;
 mod report;
 mod retries;
 mod secrets;

@@ -8,6 +8,18 @@
 #[path = "../integration/harness.rs"]
 mod harness;
 
+// The state servers, for the fleet tests (`--features postgres,redis`).
+#[cfg(feature = "postgres")]
+#[allow(dead_code)]
+#[path = "../integration/pg_server.rs"]
+mod pg_server;
+#[cfg(feature = "redis")]
+#[allow(dead_code)]
+#[path = "../integration/redis_server.rs"]
+mod redis_server;
+
 mod every_signal;
+#[cfg(any(feature = "postgres", feature = "redis"))]
+mod fleet;
 mod stop_race;
 mod workers;

@@ -12,10 +12,12 @@
 //!   benchmark, the fuzz target and the corpus and property tests build failure summaries.
 //! - [`state`]'s store interface and server stores: the integration tests drive PostgreSQL
 //!   and Redis stores directly to test fencing and leases.
+//! - [`files::layout`]: the tests plant links at every path crontap-run writes.
 
 pub mod app;
 pub mod cli;
 pub(crate) mod config;
+pub mod files;
 pub mod harden;
 pub(crate) mod lifecycle;
 pub mod log;

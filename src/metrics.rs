@@ -11,14 +11,12 @@
 //! unless `--metrics-dir` is given.
 
 use std::fmt::Write as _;
-use std::fs;
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 
-use crate::state::disk;
+use crate::files::{Check, Dir, READABLE, layout};
 
 /// Where a job's metrics go.
 #[derive(Debug, Clone)]
@@ -85,11 +83,6 @@ const PREFIX: &str = "crontap_run_";
 /// Longest wait for another run's rewrite, which takes moments.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
-/// The metrics file of `job` in `dir`.
-pub fn path(dir: &Path, job: &str) -> PathBuf {
-    dir.join(format!("crontap-run-{job}.prom"))
-}
-
 /// Rewrites the job's metrics file with `run` counted in. An error is logged, never
 /// returned: metrics never change how a run ends.
 pub fn record(target: &Target, run: &Run) {
@@ -99,34 +92,27 @@ pub fn record(target: &Target, run: &Run) {
 }
 
 fn write(target: &Target, run: &Run) -> Result<()> {
-    let path = path(&target.dir, &target.job);
+    // The collector's directory, usually another account's: used as it is, but nothing
+    // in it is followed or overwritten in place (see `files`).
+    let dir = Dir::open(&target.dir, Check::Shared, false)?
+        .with_context(|| format!("the metrics directory {} does not exist", show(&target.dir)))?;
+    let name = layout::metrics(&target.job);
     // Runs of the same job that end together take turns, so that none loses another's count.
-    let _turn = disk::lock_dir(&target.dir, LOCK_WAIT)?;
-    let previous = match fs::read(&path) {
-        Ok(bytes) => parse(&String::from_utf8_lossy(&bytes)),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Values::default(),
+    let _turn = dir.lock(LOCK_WAIT)?;
+    let previous = match dir.read(&name) {
+        Ok(Some(bytes)) => parse(&String::from_utf8_lossy(&bytes)),
+        Ok(None) => Values::default(),
         Err(err) => {
-            tracing::warn!(
-                "cannot read {} ({err}); its counters start again from zero",
-                path.display()
-            );
+            tracing::warn!("{err:#}; its counters start again from zero");
             Values::default()
         }
     };
     let text = render(&target.job, &updated(previous, run));
-    // Not `*.prom`, so the textfile collector never reads it half-written.
-    let tmp = target.dir.join(format!(
-        ".crontap-run-{}.prom.{}.tmp",
-        target.job,
-        std::process::id()
-    ));
-    let written = fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .and_then(|()| fs::rename(&tmp, &path));
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written.with_context(|| format!("{}", path.display()))
+    dir.replace(&name, text.as_bytes(), READABLE, false)
+}
+
+fn show(path: &Path) -> String {
+    crate::scrub::sanitize::one_line(&path.display().to_string())
 }
 
 fn seconds(t: SystemTime) -> f64 {
@@ -363,12 +349,12 @@ mod tests {
         };
         write(&target, &run(Counted::Succeeded, 0, false)).unwrap();
         write(&target, &run(Counted::Succeeded, 0, false)).unwrap();
-        let names: Vec<_> = fs::read_dir(tmp.path())
+        let names: Vec<_> = std::fs::read_dir(tmp.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["crontap-run-j.prom"], "no temporary file is left");
-        let text = fs::read_to_string(path(tmp.path(), "j")).unwrap();
+        let text = std::fs::read_to_string(tmp.path().join(layout::metrics("j"))).unwrap();
         assert!(text.contains("result=\"succeeded\"} 2\n"), "{text}");
     }
 }

@@ -1,14 +1,7 @@
 //! The file store: locks and idempotency records in the state directory of one host.
 //!
-//! Layout:
-//!
-//! ```text
-//! <state dir>/locks/<job>.lock      --no-overlap: flock held while the job runs
-//! <state dir>/keys/<sha256>.lock    a key's lock: flock held by the run that claimed it
-//! <state dir>/keys/<sha256>.json    a key's record: running, succeeded or failed
-//! <state dir>/fencing/<job>.count   the job's last fencing token
-//! <state dir>/fencing/<job>.lock    flock held while the token is taken
-//! ```
+//! Its files are in `locks/`, `keys/` and `fencing/` ([`crate::files::layout`] lists
+//! them), opened through [`crate::files`] only.
 //!
 //! A key's lock says whether its holder is alive: the kernel releases it when the holder
 //! ends, however it ends. So a record that says "running" while its lock is free was left
@@ -16,30 +9,43 @@
 //! named by their SHA-256 because a key may hold any character; the record keeps the key.
 
 use std::collections::HashMap;
-use std::fs::{self, File};
-use std::io;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 use nix::fcntl::Flock;
 use serde::{Deserialize, Serialize};
 
-use super::disk;
-use super::store::{Claim, Found, Lease, RETENTION, Status, Store, Target, corrupt_suffix};
-use crate::state::job;
+use super::store::{Claim, Found, Lease, RETENTION, Status, Store, Target};
+use crate::files::{self, Check, Dir, PRIVATE, layout};
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
 const LAST_SECOND: u64 = 253_402_300_799;
 
-/// Most expired records removed by one run, so pruning never makes a run slow.
+/// Most files removed by one prune, so pruning never makes a run slow.
 const PRUNE_MAX: usize = 200;
 
+/// A job not seen for this long has its lock file removed (never its fencing counter).
+pub const UNSEEN: Duration = Duration::from_secs(30 * 86_400);
+
+/// How old a temporary file must be before it counts as left by a killed writer (no
+/// write takes an hour).
+const TEMP_STALE: Duration = Duration::from_secs(3600);
+
 pub struct FileStore {
-    dir: PathBuf,
+    /// `None` for a look at a store that does not exist yet.
+    dirs: Option<Dirs>,
     /// Locks held by this process, by lease id.
     held: HashMap<u64, Flock<File>>,
     next_id: u64,
+}
+
+/// The store's directories, each opened once and checked.
+struct Dirs {
+    locks: Dir,
+    keys: Dir,
+    fencing: Dir,
 }
 
 /// A key's record, one JSON object per file.
@@ -58,44 +64,69 @@ struct Record {
 }
 
 impl FileStore {
-    /// Opens the store in `dir`, creating the directories it needs.
+    /// Opens the store in `dir`, creating the directories it needs; refuses a directory
+    /// that another account could change ([`files::trust`]).
     pub fn open(dir: &Path) -> Result<FileStore> {
-        for sub in ["locks", "keys", "fencing"] {
-            disk::ensure_dir(&dir.join(sub)).with_context(|| {
-                format!(
-                    "cannot create the state directory {}",
-                    dir.join(sub).display()
-                )
-            })?;
-        }
+        let root = Dir::open(dir, Check::Private, true)?.expect("created");
+        let sub =
+            |name| -> Result<Dir> { Ok(root.sub(name, Check::Private, true)?.expect("created")) };
+        let dirs = Dirs {
+            locks: sub(layout::LOCKS)?,
+            keys: sub(layout::KEYS)?,
+            fencing: sub(layout::FENCING)?,
+        };
         Ok(FileStore {
-            dir: dir.to_owned(),
+            dirs: Some(dirs),
             held: HashMap::new(),
             next_id: 0,
         })
     }
 
-    /// The store in `dir` as it is, for looking only: nothing is created.
-    pub fn at(dir: &Path) -> FileStore {
-        FileStore {
-            dir: dir.to_owned(),
+    /// The store in `dir` as it is, for looking only: nothing is created, and a store that
+    /// is not there yet holds nothing.
+    pub fn at(dir: &Path) -> Result<FileStore> {
+        let dirs = match Dir::open(dir, Check::Private, false)? {
+            None => None,
+            Some(root) => {
+                let sub = |name| root.sub(name, Check::Private, false);
+                match (
+                    sub(layout::LOCKS)?,
+                    sub(layout::KEYS)?,
+                    sub(layout::FENCING)?,
+                ) {
+                    (Some(locks), Some(keys), Some(fencing)) => Some(Dirs {
+                        locks,
+                        keys,
+                        fencing,
+                    }),
+                    _ => None,
+                }
+            }
+        };
+        Ok(FileStore {
+            dirs,
             held: HashMap::new(),
             next_id: 0,
-        }
+        })
     }
 
-    fn paths(&self, target: &Target) -> (PathBuf, Option<PathBuf>) {
-        match target {
-            Target::Lock { job } => (self.dir.join("locks").join(format!("{job}.lock")), None),
-            Target::Key { key, .. } => {
-                let name = job::sha256_hex(key.as_bytes());
-                let keys = self.dir.join("keys");
-                (
-                    keys.join(format!("{name}.lock")),
-                    Some(keys.join(format!("{name}.json"))),
-                )
-            }
-        }
+    fn dirs(&self) -> Result<&Dirs> {
+        self.dirs
+            .as_ref()
+            .context("the state directory was opened for looking only")
+    }
+
+    /// The directory of `target`'s files, its lock's name and its record's name.
+    fn names(&self, target: &Target) -> Result<(&Dir, String, Option<String>)> {
+        let dirs = self.dirs()?;
+        Ok(match target {
+            Target::Lock { job } => (&dirs.locks, layout::job_lock(job), None),
+            Target::Key { key, .. } => (
+                &dirs.keys,
+                layout::key_lock(key),
+                Some(layout::key_record(key)),
+            ),
+        })
     }
 
     fn grant(&mut self, target: &Target, owner: &str, lock: Flock<File>) -> Result<Lease> {
@@ -115,96 +146,164 @@ impl FileStore {
     /// A counter that cannot be read is moved aside and the count goes on from the time in
     /// milliseconds, above any count a job reaches, so tokens still only grow.
     fn next_fencing(&self, job: &str) -> Result<u64> {
-        let dir = self.dir.join("fencing");
-        let _lock = disk::lock(&dir.join(format!("{job}.lock")))?;
-        let path = dir.join(format!("{job}.count"));
-        let last = match fs::read_to_string(&path) {
-            Ok(text) => match text.trim().parse::<u64>() {
+        let dir = &self.dirs()?.fencing;
+        let _lock = dir.lock_file(&layout::fencing_lock(job), true)?;
+        let name = layout::fencing_count(job);
+        let last = match dir.read(&name)? {
+            Some(text) => match String::from_utf8_lossy(&text).trim().parse::<u64>() {
                 Ok(last) => last,
                 Err(_) => {
-                    quarantine(&path)?;
+                    quarantine(dir, &name)?;
                     unix_millis(SystemTime::now())
                 }
             },
-            Err(err) if err.kind() == io::ErrorKind::NotFound => 0,
-            Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+            None => 0,
         };
         let next = last + 1;
-        disk::write_atomic(&path, format!("{next}\n").as_bytes())?;
+        dir.replace(&name, format!("{next}\n").as_bytes(), PRIVATE, true)?;
         Ok(next)
     }
 
-    /// Removes records whose retention has passed, and lock files left without a record,
-    /// skipping any that a live run holds.
+    /// Removes records whose retention has passed and lock files left without a record,
+    /// skipping any that a live run holds; the lock files of jobs not seen for
+    /// [`UNSEEN`]; and, everywhere, temporary files a killed writer left and files moved
+    /// aside longer ago than [`UNSEEN`]. Fencing counters are never removed: a job's
+    /// tokens must only grow.
     fn prune(&self, now: SystemTime) {
-        let keys = self.dir.join("keys");
-        let Ok(entries) = fs::read_dir(&keys) else {
-            return;
-        };
-        // A file changed within the retention cannot have expired: skip it unread.
-        let recent = now.checked_sub(RETENTION).unwrap_or(UNIX_EPOCH);
-        let mut removed = 0;
-        for entry in entries.flatten() {
-            if removed >= PRUNE_MAX {
-                break;
-            }
-            let path = entry.path();
-            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-                continue;
-            };
-            let modified = entry.metadata().and_then(|m| m.modified());
-            if disk::is_stale_temp(&path, modified.as_ref().ok(), now) {
-                let _ = fs::remove_file(&path);
-                continue;
-            }
-            let is_record = path.extension().is_some_and(|e| e == "json");
-            let is_lock = path.extension().is_some_and(|e| e == "lock");
-            let old = modified.is_ok_and(|t| t < recent);
-            let record_path = keys.join(format!("{stem}.json"));
-            let orphan_lock = is_lock && old && !record_path.exists();
-            // Read before locking: locking a live key, even for a moment, could make a
-            // claim racing with it skip.
-            // An unreadable record is left for the next claim to move aside.
-            let expired = |record: Result<OnDisk>| match record {
-                Ok(OnDisk::Readable(record)) => record.expired(now),
-                Ok(OnDisk::Absent) => true,
-                Ok(OnDisk::Unreadable) | Err(_) => false,
-            };
-            if !(orphan_lock || is_record && old && expired(read_record(&record_path))) {
-                continue;
-            }
-            let lock_path = keys.join(format!("{stem}.lock"));
-            let Ok(Some(_lock)) = disk::try_lock(&lock_path) else {
-                continue;
-            };
-            if expired(read_record(&record_path)) {
-                let _ = fs::remove_file(&record_path);
-                // Removed while locked: see `disk::try_lock` for why that is safe.
-                let _ = fs::remove_file(&lock_path);
-                removed += 1;
-            }
+        let Ok(dirs) = self.dirs() else { return };
+        let mut budget = PRUNE_MAX;
+        prune_keys(&dirs.keys, now, &mut budget);
+        prune_locks(&dirs.locks, now, &mut budget);
+        prune_leftovers(&dirs.fencing, now, &mut budget);
+    }
+}
+
+/// Expired records and their lock files, and orphaned lock files, in `keys/`.
+fn prune_keys(keys: &Dir, now: SystemTime, budget: &mut usize) {
+    let Ok(entries) = keys.entries() else { return };
+    // A file changed within the retention cannot have expired: skip it unread.
+    let recent = now.checked_sub(RETENTION).unwrap_or(UNIX_EPOCH);
+    let mut removed = 0;
+    for (name, stat) in entries {
+        if *budget == 0 {
+            break;
         }
-        if removed > 0 {
-            tracing::debug!(removed, "pruned expired idempotency records");
-            let _ = disk::sync_dir(&keys);
+        if prune_leftover(keys, &name, &stat, now) {
+            *budget -= 1;
+            continue;
+        }
+        let (stem, is_record) = match (name.strip_suffix(".json"), name.strip_suffix(".lock")) {
+            (Some(stem), _) => (stem, true),
+            (None, Some(stem)) => (stem, false),
+            (None, None) => continue,
+        };
+        let old = files::modified(&stat) < recent;
+        let record_name = format!("{stem}.json");
+        let orphan_lock = !is_record && old && matches!(keys.stat(&record_name), Ok(None));
+        // Read before locking: locking a live key, even for a moment, could make a claim
+        // racing with it skip. An unreadable record is left for the next claim to move
+        // aside.
+        let expired = |record: Result<OnDisk>| match record {
+            Ok(OnDisk::Readable(record)) => record.expired(now),
+            Ok(OnDisk::Absent) => true,
+            Ok(OnDisk::Unreadable) | Err(_) => false,
+        };
+        if !(orphan_lock || is_record && old && expired(read_record(keys, &record_name))) {
+            continue;
+        }
+        let lock_name = format!("{stem}.lock");
+        let Ok(Some(_lock)) = keys.lock_file(&lock_name, false) else {
+            continue;
+        };
+        if expired(read_record(keys, &record_name)) {
+            let _ = keys.remove(&record_name);
+            // Removed while locked: see `Dir::lock_file` for why that is safe.
+            let _ = keys.remove(&lock_name);
+            removed += 1;
+            *budget = budget.saturating_sub(1);
+        }
+    }
+    if removed > 0 {
+        tracing::debug!(removed, "pruned expired idempotency records");
+        let _ = keys.sync();
+    }
+}
+
+/// The lock files of jobs not seen for [`UNSEEN`] in `locks/`: a run touches its job's
+/// lock file when it takes it, so the file's time is when the job last ran. A lock held
+/// now (a job running for a month) is kept.
+fn prune_locks(locks: &Dir, now: SystemTime, budget: &mut usize) {
+    let Ok(entries) = locks.entries() else { return };
+    let unseen = now.checked_sub(UNSEEN).unwrap_or(UNIX_EPOCH);
+    for (name, stat) in entries {
+        if *budget == 0 {
+            break;
+        }
+        if prune_leftover(locks, &name, &stat, now) {
+            *budget -= 1;
+            continue;
+        }
+        if !name.ends_with(".lock") || files::modified(&stat) >= unseen {
+            continue;
+        }
+        let Ok(Some(_lock)) = locks.lock_file(&name, false) else {
+            continue;
+        };
+        // Taken by a run between the listing and the lock: it touched the file.
+        if matches!(locks.stat(&name), Ok(Some(now_stat)) if files::modified(&now_stat) < unseen) {
+            let _ = locks.remove(&name);
+            *budget -= 1;
+            tracing::debug!(name, "removed the lock file of a job not seen for 30 days");
         }
     }
 }
 
+/// Temporary files and files moved aside, alone (the fencing directory has nothing else
+/// that may go).
+fn prune_leftovers(dir: &Dir, now: SystemTime, budget: &mut usize) {
+    let Ok(entries) = dir.entries() else { return };
+    for (name, stat) in entries {
+        if *budget == 0 {
+            break;
+        }
+        if prune_leftover(dir, &name, &stat, now) {
+            *budget -= 1;
+        }
+    }
+}
+
+/// Removes `name` if it is a temporary file a killed writer left (older than an hour) or
+/// a file moved aside longer ago than [`UNSEEN`]; whether it did.
+pub(crate) fn prune_leftover(
+    dir: &Dir,
+    name: &str,
+    stat: &nix::sys::stat::FileStat,
+    now: SystemTime,
+) -> bool {
+    let age = now
+        .duration_since(files::modified(stat))
+        .unwrap_or(Duration::ZERO);
+    let stale =
+        (layout::is_temp(name) && age > TEMP_STALE) || (layout::is_corrupt(name) && age > UNSEEN);
+    stale && files::is(stat, nix::sys::stat::SFlag::S_IFREG) && dir.remove(name).is_ok()
+}
+
 impl Store for FileStore {
     fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
-        let (lock_path, record_path) = self.paths(target);
-        let Some(lock) = try_lock_patiently(&lock_path)? else {
+        let (dir, lock_name, record_name) = self.names(target)?;
+        let Some(lock) = try_lock_patiently(dir, &lock_name)? else {
             return Ok(Claim::Held);
         };
-        let (Some(record_path), Target::Key { key, job, .. }) = (record_path, target) else {
+        // The lock file's time says when the job was last seen (see `prune_locks`).
+        files::touch(&*lock);
+        let (Some(record_name), Target::Key { key, job, .. }) = (record_name, target) else {
             return Ok(Claim::Granted(self.grant(target, owner, lock)?));
         };
-        let record = match read_record(&record_path)? {
+        let record = match read_record(dir, &record_name)? {
             OnDisk::Readable(record) => Some(record),
             OnDisk::Absent => None,
             OnDisk::Unreadable => {
-                quarantine(&record_path)?;
+                quarantine(dir, &record_name)?;
                 None
             }
         };
@@ -215,7 +314,7 @@ impl Store for FileStore {
                 let at = (r.updated <= LAST_SECOND)
                     .then(|| UNIX_EPOCH + Duration::from_secs(r.updated))
                     .with_context(|| {
-                        format!("{} holds an impossible time", record_path.display())
+                        format!("{} holds an impossible time", dir.shown_of(&record_name))
                     })?;
                 return Ok(Claim::Done(at));
             }
@@ -236,22 +335,25 @@ impl Store for FileStore {
             updated: now,
             keep_until: now + RETENTION.as_secs(),
         };
-        write_record(&record_path, &record)?;
+        write_record(dir, &record_name, &record)?;
         Ok(Claim::Granted(self.grant(target, owner, lock)?))
     }
 
     fn look(&mut self, target: &Target) -> Result<Found> {
-        let (lock_path, record_path) = self.paths(target);
+        if self.dirs.is_none() {
+            return Ok(Found::Free);
+        }
+        let (dir, lock_name, record_name) = self.names(target)?;
         // The kernel's lock table says whether a live run holds the lock; trying to take it,
         // even for a moment, could make a real claim racing with this look skip.
-        if disk::is_locked(&lock_path)? {
+        if dir.is_locked(&lock_name)? {
             return Ok(Found::Held);
         }
-        let (Some(record_path), Target::Key { key, .. }) = (record_path, target) else {
+        let (Some(record_name), Target::Key { key, .. }) = (record_name, target) else {
             return Ok(Found::Free);
         };
         // An unreadable record would be moved aside by a claim: as if there were none.
-        Ok(match readable(&record_path)? {
+        Ok(match readable(dir, &record_name)? {
             Some(r) if !r.expired(SystemTime::now()) && r.key == *key => match r.status {
                 Status::Succeeded => Found::Done(UNIX_EPOCH + Duration::from_secs(r.updated)),
                 _ => Found::Free,
@@ -269,17 +371,17 @@ impl Store for FileStore {
     }
 
     fn complete(&mut self, lease: Lease, succeeded: bool) -> Result<()> {
-        let (_, record_path) = self.paths(&lease.target);
-        let (Some(record_path), Target::Key { keep_until, .. }) = (record_path, &lease.target)
-        else {
+        let Target::Key { keep_until, .. } = &lease.target else {
             return self.release(lease);
         };
         let lock = self
             .held
             .remove(&lease.id)
             .context("completing a lease this store does not hold")?;
+        let (dir, _, record_name) = self.names(&lease.target)?;
+        let record_name = record_name.context("a key has a record")?;
         let mut record =
-            readable(&record_path)?.context("the key's record disappeared or was damaged")?;
+            readable(dir, &record_name)?.context("the key's record disappeared or was damaged")?;
         if record.owner != lease.owner {
             bail!("the key's record was taken over by another run");
         }
@@ -291,7 +393,7 @@ impl Store for FileStore {
         };
         record.updated = secs(now);
         record.keep_until = secs(*keep_until);
-        write_record(&record_path, &record)?;
+        write_record(dir, &record_name, &record)?;
         drop(lock);
         self.prune(now);
         Ok(())
@@ -301,18 +403,20 @@ impl Store for FileStore {
         let Some(lock) = self.held.remove(&lease.id) else {
             bail!("releasing a lease this store does not hold");
         };
-        let (_, record_path) = self.paths(&lease.target);
-        if let Some(record_path) = record_path {
+        let (dir, _, record_name) = self.names(&lease.target)?;
+        if let Some(record_name) = record_name {
             // The record this run wrote when claiming goes, so the key is as it was before.
-            if let Some(record) = readable(&record_path)?
+            if let Some(record) = readable(dir, &record_name)?
                 && record.owner == lease.owner
                 && record.status == Status::Running
             {
-                fs::remove_file(&record_path)
-                    .with_context(|| format!("cannot remove {}", record_path.display()))?;
+                dir.remove(&record_name)?;
             }
         }
         drop(lock);
+        if matches!(lease.target, Target::Lock { .. }) {
+            self.prune(SystemTime::now());
+        }
         Ok(())
     }
 }
@@ -323,16 +427,17 @@ impl Record {
     }
 }
 
-/// [`disk::try_lock`], retried for a moment: a pruning run may hold a key's lock briefly,
-/// and that must not read as a live holder. A live holder holds it for the whole job.
-fn try_lock_patiently(path: &Path) -> Result<Option<Flock<File>>> {
+/// [`Dir::lock_file`] without waiting, retried for a moment: a pruning run may hold a
+/// lock briefly, and that must not read as a live holder. A live holder holds it for the
+/// whole job.
+fn try_lock_patiently(dir: &Dir, name: &str) -> Result<Option<Flock<File>>> {
     for _ in 0..5 {
-        if let Some(lock) = disk::try_lock(path)? {
+        if let Some(lock) = dir.lock_file(name, false)? {
             return Ok(Some(lock));
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    disk::try_lock(path)
+    dir.lock_file(name, false)
 }
 
 fn unix_millis(t: SystemTime) -> u64 {
@@ -355,53 +460,50 @@ enum OnDisk {
 
 /// Reads a record. Only a failure to read the file is an error; what it holds is judged by
 /// the caller.
-fn read_record(path: &Path) -> Result<OnDisk> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(match serde_json::from_slice::<Record>(&bytes) {
+fn read_record(dir: &Dir, name: &str) -> Result<OnDisk> {
+    Ok(match dir.read(name)? {
+        Some(bytes) => match serde_json::from_slice::<Record>(&bytes) {
             Ok(record) if record.status != Status::Unknown => OnDisk::Readable(record),
             // A newer crontap-run's status: as if there were no record (see `Status`).
             Ok(_) => OnDisk::Absent,
             Err(_) => OnDisk::Unreadable,
-        }),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(OnDisk::Absent),
-        Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
-    }
+        },
+        None => OnDisk::Absent,
+    })
 }
 
 /// A record that is there and readable; `None` for an absent or unreadable one.
-fn readable(path: &Path) -> Result<Option<Record>> {
-    Ok(match read_record(path)? {
+fn readable(dir: &Dir, name: &str) -> Result<Option<Record>> {
+    Ok(match read_record(dir, name)? {
         OnDisk::Readable(record) => Some(record),
         OnDisk::Absent | OnDisk::Unreadable => None,
     })
 }
 
-/// Moves an unreadable record (or counter) aside (`<file>.corrupt-<time>`) so that it never blocks the
-/// job again, and says so once. The caller holds the key's lock.
-fn quarantine(path: &Path) -> Result<()> {
-    let mut aside = path.as_os_str().to_owned();
-    aside.push(corrupt_suffix());
-    let aside = PathBuf::from(aside);
-    fs::rename(path, &aside)
-        .with_context(|| format!("cannot move the unreadable record {} aside", path.display()))?;
-    let _ = disk::sync_dir(path.parent().unwrap_or(Path::new(".")));
+/// Moves an unreadable record (or counter) aside so that it never blocks the job again,
+/// and says so once. The caller holds the key's lock.
+fn quarantine(dir: &Dir, name: &str) -> Result<()> {
+    let aside = dir
+        .move_aside(name)
+        .context("cannot move an unreadable record aside")?;
     tracing::warn!(
         "the record {} could not be read; moved it to {} and went on as if there was none",
-        path.display(),
-        aside.display()
+        dir.shown_of(name),
+        dir.shown_of(&aside)
     );
     Ok(())
 }
 
-fn write_record(path: &Path, record: &Record) -> Result<()> {
+fn write_record(dir: &Dir, name: &str, record: &Record) -> Result<()> {
     let mut json = serde_json::to_vec(record)?;
     json.push(b'\n');
-    disk::write_atomic(path, &json)
+    dir.replace(name, &json, PRIVATE, true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn key(key: &str) -> Target {
         Target::Key {
@@ -448,10 +550,11 @@ mod tests {
         let mut next = FileStore::open(tmp.path()).unwrap();
         let lease = granted(next.claim(&key("k"), "run-next").unwrap());
         // The stale holder, were it to come back, cannot write over the new record.
-        dead.held.insert(
-            stale.id,
-            disk::try_lock(&tmp.path().join("x")).unwrap().unwrap(),
-        );
+        let root = Dir::open(tmp.path(), Check::Private, false)
+            .unwrap()
+            .unwrap();
+        dead.held
+            .insert(stale.id, root.lock_file("x", false).unwrap().unwrap());
         assert!(dead.complete(stale, true).is_err());
         next.complete(lease, false).unwrap();
         let lease = granted(next.claim(&key("k"), "run-3").unwrap());

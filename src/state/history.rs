@@ -2,24 +2,35 @@
 //! and the `crontap-run history` command that prints it.
 //!
 //! `<state dir>/history/<job>.jsonl` is appended to under a short lock on the `history`
-//! directory, and synced. It is bounded: once it passes [`TRIM_AT`] bytes it is rewritten,
-//! crash-safely, to its most recent lines (see [`last_lines`]). Entries hold what happened, never the heartbeat
-//! URL; the failure summary in them is the scrubbed one that was sent.
+//! directory, and synced. It is bounded: once it holds more than [`KEEP`] runs or
+//! [`TRIM_AT`] bytes it is rewritten, crash-safely, to its most recent lines (see
+//! [`last_lines`]); and the history of a job not seen for 30 days is removed by the next
+//! append of any job. Entries hold what happened, never the heartbeat URL; the failure
+//! summary in them is the scrubbed one that was sent.
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
+use std::time::SystemTime;
 
 use anyhow::{Context, Result};
+use nix::sys::stat::SFlag;
 use serde::{Deserialize, Serialize};
+
+use crate::files::{self, Check, Dir, PRIVATE, layout};
 
 use crate::report::PingResult;
 use crate::run::outcome::HumanDuration;
 use crate::scrub::sanitize;
-use crate::state::disk;
+use crate::state::file;
 
-/// Most runs kept per job after a trim.
+/// Most runs a job's history holds.
 pub const KEEP: usize = 1000;
+/// Runs kept by a trim: fewer than [`KEEP`], so that trims are rare.
+const TRIM_TO: usize = KEEP * 3 / 4;
+/// Fewer bytes than any entry takes (its run id and times alone take more).
+const MIN_ENTRY: u64 = 100;
+/// Most files of other jobs removed by one append.
+const PRUNE_MAX: usize = 50;
 /// Longest wait for another run's append: appends take moments, so a holder that takes
 /// longer is stuck, and this run's history line is given up rather than the run hung.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -67,38 +78,71 @@ impl RunResult {
     }
 }
 
-/// Appends `entry` to its job's history in `state_dir`.
+/// Appends `entry` to its job's history in `state_dir`, trims that history when it holds
+/// more than [`KEEP`] runs or [`TRIM_AT`] bytes, and removes the histories of jobs not
+/// seen for 30 days.
 pub fn append(state_dir: &Path, entry: &Entry) -> Result<()> {
-    let dir = state_dir.join("history");
-    disk::ensure_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = disk::lock_dir(&dir, LOCK_WAIT)?;
-    let path = dir.join(format!("{}.jsonl", entry.job));
+    let root = Dir::open(state_dir, Check::Private, true)?.expect("created");
+    let dir = root
+        .sub(layout::HISTORY, Check::Private, true)?
+        .expect("created");
+    let _lock = dir.lock(LOCK_WAIT)?;
+    let name = layout::history(&entry.job);
     let mut line = serde_json::to_vec(entry)?;
     line.push(b'\n');
-    let mut file = disk::open_append(&path)
-        .and_then(|mut f| {
-            f.write_all(&line)?;
-            f.sync_data()?;
-            Ok(f)
-        })
-        .with_context(|| format!("cannot append to {}", path.display()))?;
-    if file.metadata()?.len() > TRIM_AT {
-        file.flush()?;
-        // Lossy: a line torn by a crash must not stop the trim for ever.
-        let text = String::from_utf8_lossy(&fs::read(&path)?).into_owned();
-        disk::write_atomic(&path, last_lines(&text).as_bytes())?;
+    let mut file = dir.append(&name, PRIVATE)?;
+    file.write_all(&line)
+        .and_then(|()| file.sync_data())
+        .with_context(|| format!("cannot append to {}", dir.shown_of(&name)))?;
+    let size = file.metadata()?.len();
+    // Smaller files cannot hold more than KEEP lines: they are not read.
+    if size > KEEP as u64 * MIN_ENTRY {
+        let bytes = dir.read(&name)?.unwrap_or_default();
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+        if lines > KEEP || size > TRIM_AT {
+            // Lossy: a line torn by a crash must not stop the trim for ever.
+            let text = String::from_utf8_lossy(&bytes);
+            dir.replace(&name, last_lines(&text).as_bytes(), PRIVATE, true)?;
+        }
     }
+    prune(&dir, &name, SystemTime::now());
     Ok(())
 }
 
-/// The most recent lines of a history file that a trim keeps: at most [`KEEP`] lines and
-/// half of [`TRIM_AT`] bytes, so trims are rare and the file stays bounded.
+/// Removes the histories of jobs not seen for [`file::UNSEEN`] (none was appended to
+/// since), and files left by killed writers, but never `current`. The caller holds the
+/// directory's lock, which every append takes.
+fn prune(dir: &Dir, current: &str, now: SystemTime) {
+    let Ok(entries) = dir.entries() else { return };
+    let unseen = now
+        .checked_sub(file::UNSEEN)
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    let mut budget = PRUNE_MAX;
+    for (name, stat) in entries {
+        if budget == 0 {
+            break;
+        }
+        let gone = file::prune_leftover(dir, &name, &stat, now)
+            || (name != current
+                && name.ends_with(".jsonl")
+                && files::is(&stat, SFlag::S_IFREG)
+                && files::modified(&stat) < unseen
+                && dir.remove(&name).is_ok());
+        if gone {
+            budget -= 1;
+            tracing::debug!(name, "removed a history file not written to for 30 days");
+        }
+    }
+}
+
+/// The most recent lines of a history file that a trim keeps: at most [`TRIM_TO`] lines
+/// and half of [`TRIM_AT`] bytes, so trims are rare and the file stays bounded.
 fn last_lines(text: &str) -> String {
     let mut size = 0;
     let mut kept: Vec<&str> = text
         .lines()
         .rev()
-        .take(KEEP)
+        .take(TRIM_TO)
         .take_while(|line| {
             size += line.len() + 1;
             size as u64 <= TRIM_AT / 2
@@ -109,30 +153,30 @@ fn last_lines(text: &str) -> String {
 }
 
 /// Reads the history of `job`, or of every job, oldest first, keeping the last `limit`.
-/// A line that cannot be read is left out.
+/// A line that cannot be read is left out; a state directory that is not there holds none.
 pub fn read(state_dir: &Path, job: Option<&str>, limit: usize) -> Result<Vec<Entry>> {
-    let dir = state_dir.join("history");
-    let files = match job {
-        Some(job) => vec![dir.join(format!("{job}.jsonl"))],
-        None => match fs::read_dir(&dir) {
-            Ok(entries) => entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-                .collect(),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Vec::new(),
-            Err(err) => return Err(err).with_context(|| format!("cannot read {}", dir.display())),
-        },
+    let dir = match Dir::open(state_dir, Check::Private, false)? {
+        Some(root) => root.sub(layout::HISTORY, Check::Private, false)?,
+        None => None,
+    };
+    let Some(dir) = dir else {
+        return Ok(Vec::new());
+    };
+    let names = match job {
+        Some(job) => vec![layout::history(job)],
+        None => dir
+            .entries()?
+            .into_iter()
+            .filter(|(name, stat)| name.ends_with(".jsonl") && files::is(stat, SFlag::S_IFREG))
+            .map(|(name, _)| name)
+            .collect(),
     };
     let mut entries = Vec::new();
-    for file in files {
-        let text = match fs::read(&file) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
-            Err(err) => {
-                return Err(err).with_context(|| format!("cannot read {}", file.display()));
-            }
+    for name in names {
+        let Some(bytes) = dir.read(&name)? else {
+            continue;
         };
+        let text = String::from_utf8_lossy(&bytes);
         entries.extend(
             text.lines()
                 .filter_map(|line| serde_json::from_str::<Entry>(line).ok()),
@@ -290,7 +334,7 @@ mod tests {
         for _ in 0..(TRIM_AT as usize / 600 + 10) {
             append(tmp.path(), &e).unwrap();
         }
-        let size = fs::metadata(tmp.path().join("history/big.jsonl"))
+        let size = std::fs::metadata(tmp.path().join("history/big.jsonl"))
             .unwrap()
             .len();
         assert!(size <= TRIM_AT, "{size}");

@@ -13,7 +13,7 @@
 //!
 //! Beside the stores: [`job`] names the logical job and its keys and periods, [`history`]
 //! keeps one line per stateful run on this host, [`location`] parses `--state-url`, and
-//! [`disk`] holds the file-system pieces the file store and history share.
+//! [`disk`] says where the state directory is by default; [`crate::files`] opens what is in it.
 
 pub(crate) mod disk;
 pub(crate) mod file;
@@ -25,7 +25,7 @@ pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub(crate) mod stats;
-mod store;
+pub(crate) mod store;
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -165,7 +165,7 @@ fn open_with(plan: &Plan, access: Access) -> Result<(Box<dyn Store>, String)> {
     );
     let store = match access {
         Access::Claim => file::FileStore::open(dir).with_context(|| unusable.clone())?,
-        Access::Look => file::FileStore::at(dir),
+        Access::Look => file::FileStore::at(dir).with_context(|| unusable.clone())?,
     };
     Ok((Box::new(store), unusable))
 }

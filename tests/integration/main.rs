@@ -22,6 +22,7 @@ mod period_tz;
 #[cfg(feature = "postgres")]
 mod pg_server;
 mod ping;
+mod planted;
 mod properties;
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod proxy;

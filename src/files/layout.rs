@@ -1,0 +1,112 @@
+//! The name of every path crontap-run writes, and the list of them all ([`every_path`]),
+//! which the tests go through: a path added here is covered without anyone remembering.
+//!
+//! ```text
+//! <state dir>/locks/<job>.lock        --no-overlap: flock held while the job runs
+//! <state dir>/keys/<sha256>.lock      a key's lock: flock held by the run that claimed it
+//! <state dir>/keys/<sha256>.json      a key's record: running, succeeded or failed
+//! <state dir>/fencing/<job>.count     the job's last fencing token
+//! <state dir>/fencing/<job>.lock      flock held while the token is taken
+//! <state dir>/history/<job>.jsonl     one line per run
+//! <metrics dir>/crontap-run-<job>.prom
+//! ```
+//!
+//! Beside each file that is replaced whole: `.<name>.<32 random hex digits>.tmp` while it
+//! is written; and `<name>.corrupt-<UTC time>[-N]` for one that could not be read.
+
+use crate::state::job;
+use crate::state::store::corrupt_suffix;
+
+pub const LOCKS: &str = "locks";
+pub const KEYS: &str = "keys";
+pub const FENCING: &str = "fencing";
+pub const HISTORY: &str = "history";
+
+pub fn job_lock(job: &str) -> String {
+    format!("{job}.lock")
+}
+
+/// A key may hold any character, so its files are named by its SHA-256.
+pub fn key_lock(key: &str) -> String {
+    format!("{}.lock", job::sha256_hex(key.as_bytes()))
+}
+
+pub fn key_record(key: &str) -> String {
+    format!("{}.json", job::sha256_hex(key.as_bytes()))
+}
+
+pub fn fencing_count(job: &str) -> String {
+    format!("{job}.count")
+}
+
+pub fn fencing_lock(job: &str) -> String {
+    format!("{job}.lock")
+}
+
+pub fn history(job: &str) -> String {
+    format!("{job}.jsonl")
+}
+
+/// Not `*.prom` while it is written, so the textfile collector never reads half of it.
+pub fn metrics(job: &str) -> String {
+    format!("crontap-run-{job}.prom")
+}
+
+/// The temporary file a new `name` is written to.
+pub fn temp_name(name: &str, random: &str) -> String {
+    format!(".{name}.{random}.tmp")
+}
+
+/// Whether `name` is a temporary file of [`temp_name`]'s.
+pub fn is_temp(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".tmp")
+}
+
+/// Where an unreadable `name` is moved to (a number is added when it is taken).
+pub fn corrupt_name(name: &str) -> String {
+    format!("{name}{}", corrupt_suffix())
+}
+
+/// Whether `name` is a file moved aside by [`corrupt_name`].
+pub fn is_corrupt(name: &str) -> bool {
+    name.contains(".corrupt-")
+}
+
+/// Which directory a path is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    State,
+    Metrics,
+}
+
+/// One path crontap-run writes: in `area`, the names from that directory down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub area: Area,
+    pub path: Vec<String>,
+}
+
+/// Every path a run of `job` with the idempotency key `key` writes, directories first:
+/// the files named above, and the directories that hold them.
+pub fn every_path(job: &str, key: &str) -> Vec<Written> {
+    let state = |path: &[&str]| Written {
+        area: Area::State,
+        path: path.iter().map(|s| s.to_string()).collect(),
+    };
+    vec![
+        state(&[LOCKS]),
+        state(&[LOCKS, &job_lock(job)]),
+        state(&[KEYS]),
+        state(&[KEYS, &key_lock(key)]),
+        state(&[KEYS, &key_record(key)]),
+        state(&[FENCING]),
+        state(&[FENCING, &fencing_count(job)]),
+        state(&[FENCING, &fencing_lock(job)]),
+        state(&[HISTORY]),
+        state(&[HISTORY, &history(job)]),
+        Written {
+            area: Area::Metrics,
+            path: vec![metrics(job)],
+        },
+    ]
+}

@@ -1,0 +1,477 @@
+//! Every file crontap-run opens in its own directories: the state directory (locks, keys,
+//! fencing counters, history) and the metrics directory. Nothing else in crontap-run opens,
+//! creates, renames or removes a file there.
+//!
+//! crontap-run often runs as root in a directory other accounts can write (node_exporter's
+//! textfile directory, a path under `/tmp`). So a directory is opened once, by a handle
+//! ([`Dir`]), and everything in it is reached relative to that handle, one name at a time
+//! (`openat(2)` and friends, from `nix`, which crontap-run already uses for signals and
+//! processes; `rustix` would do the same and would be a second crate for it):
+//! - No symbolic link is followed, for a file or for a directory inside ours
+//!   (`O_NOFOLLOW`), and only regular files are read or written: a planted FIFO or device
+//!   is refused, never opened for real (`O_NONBLOCK` on the open, then a type check).
+//! - A file that replaces another is written to a new file created exclusively (`O_EXCL`)
+//!   under a name no one can guess (random bytes from the kernel), then renamed into place.
+//! - A file moved aside never replaces another: it is linked to a free name (`linkat(2)`
+//!   fails rather than overwrite) before the old name is removed.
+//! - The state directory, and each directory in it, is trusted only as OpenSSH's
+//!   StrictModes would ([`trust`]).
+//!
+//! [`layout`] names every path crontap-run writes, which is what the tests enumerate.
+
+pub mod layout;
+pub mod trust;
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context, Result, bail};
+use nix::errno::Errno;
+use nix::fcntl::{AT_FDCWD, Flock, FlockArg, OFlag};
+use nix::sys::stat::{FileStat, Mode, SFlag};
+use nix::unistd::UnlinkatFlags;
+
+use crate::scrub::sanitize;
+
+/// Flags of every file opened here.
+const FILE: OFlag = OFlag::O_NOFOLLOW
+    .union(OFlag::O_CLOEXEC)
+    .union(OFlag::O_NONBLOCK)
+    .union(OFlag::O_NOCTTY);
+/// Flags of every directory opened here.
+const DIRECTORY: OFlag = OFlag::O_DIRECTORY
+    .union(OFlag::O_NOFOLLOW)
+    .union(OFlag::O_CLOEXEC)
+    .union(OFlag::O_RDONLY);
+
+/// The mode of files only crontap-run reads (state), and of those others read (metrics).
+pub const PRIVATE: u32 = 0o600;
+pub const READABLE: u32 = 0o644;
+
+/// An open directory of crontap-run's: its handle, and its path for messages only.
+#[derive(Debug)]
+pub struct Dir {
+    fd: OwnedFd,
+    shown: PathBuf,
+}
+
+/// How carefully a directory is checked before it is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// crontap-run's own (the state directory and those in it): see [`trust::check`].
+    Private,
+    /// Another program's, shared by design (a textfile collector directory): used whoever
+    /// owns it, with the same care for what is in it.
+    Shared,
+}
+
+impl Dir {
+    /// Opens the directory at `path`, which must not be a symbolic link itself. With
+    /// `create`, a missing directory is made 0700 (its missing parents too, as
+    /// `mkdir -p -m 0700`). `None` when it is missing and not to be created.
+    pub fn open(path: &Path, check: Check, create: bool) -> Result<Option<Dir>> {
+        let shown = path.to_owned();
+        if create {
+            create_private(path).with_context(|| format!("cannot create {}", show(path)))?;
+        }
+        let fd = match nix::fcntl::open(path, DIRECTORY, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::ENOENT) if !create => return Ok(None),
+            Err(errno) => {
+                let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink());
+                return Err(refusal(path, errno, link));
+            }
+        };
+        let dir = Dir { fd, shown };
+        dir.checked(check)?;
+        Ok(Some(dir))
+    }
+
+    /// The directory `name` in this one, checked as `check` says; made 0700 when missing
+    /// and `create`. `None` when it is missing and not to be created.
+    pub fn sub(&self, name: &str, check: Check, create: bool) -> Result<Option<Dir>> {
+        let shown = self.shown.join(name);
+        if create {
+            match nix::sys::stat::mkdirat(&self.fd, name, Mode::from_bits_truncate(0o700)) {
+                Ok(()) | Err(Errno::EEXIST) => {}
+                Err(errno) => {
+                    return Err(io::Error::from(errno))
+                        .with_context(|| format!("cannot create {}", show(&shown)));
+                }
+            }
+        }
+        let fd = match nix::fcntl::openat(&self.fd, name, DIRECTORY, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::ENOENT) if !create => return Ok(None),
+            Err(errno) => {
+                let link = self
+                    .stat(name)
+                    .is_ok_and(|s| s.is_some_and(|s| is(&s, SFlag::S_IFLNK)));
+                return Err(refusal(&shown, errno, link));
+            }
+        };
+        let dir = Dir { fd, shown };
+        dir.checked(check)?;
+        Ok(Some(dir))
+    }
+
+    fn checked(&self, check: Check) -> Result<()> {
+        if check == Check::Private {
+            let stat = nix::sys::stat::fstat(&self.fd)
+                .map_err(io::Error::from)
+                .with_context(|| format!("cannot read {}", self.shown()))?;
+            if let Err(why) = trust::check(&stat, nix::unistd::geteuid().as_raw()) {
+                bail!("{} {why}", self.shown());
+            }
+        }
+        Ok(())
+    }
+
+    /// The directory's path, on one line, for messages.
+    pub fn shown(&self) -> String {
+        show(&self.shown)
+    }
+
+    /// The path of `name` in this directory, for messages.
+    pub fn shown_of(&self, name: &str) -> String {
+        show(&self.shown.join(name))
+    }
+
+    /// Opens the regular file `name`; `None` when there is none.
+    fn open_file(&self, name: &str, flags: OFlag, mode: u32) -> io::Result<Option<File>> {
+        let fd = match nix::fcntl::openat(
+            &self.fd,
+            name,
+            flags | FILE,
+            Mode::from_bits_truncate(mode),
+        ) {
+            Ok(fd) => fd,
+            Err(Errno::ENOENT) if !flags.contains(OFlag::O_CREAT) => return Ok(None),
+            Err(Errno::ELOOP) => return Err(symlink()),
+            Err(errno) => return Err(errno.into()),
+        };
+        let stat = nix::sys::stat::fstat(&fd)?;
+        if !is(&stat, SFlag::S_IFREG) {
+            return Err(io::Error::other("not a regular file"));
+        }
+        Ok(Some(File::from(fd)))
+    }
+
+    /// What the file `name` holds; `None` when there is none.
+    pub fn read(&self, name: &str) -> Result<Option<Vec<u8>>> {
+        let read = || -> io::Result<Option<Vec<u8>>> {
+            let Some(mut file) = self.open_file(name, OFlag::O_RDONLY, 0)? else {
+                return Ok(None);
+            };
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)?;
+            Ok(Some(bytes))
+        };
+        read().with_context(|| format!("cannot read {}", self.shown_of(name)))
+    }
+
+    /// Opens `name` for appending, creating it with `mode`.
+    pub fn append(&self, name: &str, mode: u32) -> Result<File> {
+        self.open_file(
+            name,
+            OFlag::O_WRONLY | OFlag::O_APPEND | OFlag::O_CREAT,
+            mode,
+        )
+        .map(|file| file.expect("O_CREAT makes the file"))
+        .with_context(|| format!("cannot open {}", self.shown_of(name)))
+    }
+
+    /// Replaces `name` with `contents`: written to a new file of an unguessable name,
+    /// created exclusively with `mode`, then renamed over `name`. `durable` also syncs the
+    /// file and the directory, so that a crash leaves the old contents or the new, whole.
+    pub fn replace(&self, name: &str, contents: &[u8], mode: u32, durable: bool) -> Result<()> {
+        let (temp, mut file) = self
+            .create_temp(name, mode)
+            .with_context(|| format!("cannot write {}", self.shown_of(name)))?;
+        let written = (|| -> io::Result<()> {
+            file.write_all(contents)?;
+            if durable {
+                file.sync_all()?;
+            }
+            nix::fcntl::renameat(&self.fd, temp.as_str(), &self.fd, name)?;
+            if durable {
+                self.sync()?;
+            }
+            Ok(())
+        })();
+        if written.is_err() {
+            let _ = nix::unistd::unlinkat(&self.fd, temp.as_str(), UnlinkatFlags::NoRemoveDir);
+        }
+        written.with_context(|| format!("cannot write {}", self.shown_of(name)))
+    }
+
+    /// A new file beside `name`, `.<name>.<32 random hex digits>.tmp`, created exclusively.
+    fn create_temp(&self, name: &str, mode: u32) -> io::Result<(String, File)> {
+        loop {
+            let temp = layout::temp_name(name, &random_hex()?);
+            let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL;
+            match self.open_file(&temp, flags, mode) {
+                Ok(file) => return Ok((temp, file.expect("O_CREAT makes the file"))),
+                // Someone made that name first: another one.
+                Err(err) if err.raw_os_error() == Some(libc::EEXIST) => continue,
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// Takes the `flock(2)` lock of the file `name` (created 0600 if missing), waiting for
+    /// it when `wait`: `None` when another process holds it and `wait` is false. Lock
+    /// files may be removed by the process holding their lock (pruning), and a lock on a
+    /// removed file protects nothing: after locking, `name` must still be the locked file,
+    /// or the lock is taken again on the new one. The file is close-on-exec, so the job
+    /// never inherits the lock.
+    pub fn lock_file(&self, name: &str, wait: bool) -> Result<Option<Flock<File>>> {
+        let context = || format!("cannot lock {}", self.shown_of(name));
+        let how = match wait {
+            true => FlockArg::LockExclusive,
+            false => FlockArg::LockExclusiveNonblock,
+        };
+        loop {
+            let file = self
+                .open_file(name, OFlag::O_RDWR | OFlag::O_CREAT, PRIVATE)
+                .with_context(context)?
+                .expect("O_CREAT makes the file");
+            let locked = match Flock::lock(file, how) {
+                Ok(locked) => locked,
+                Err((_, Errno::EWOULDBLOCK)) => return Ok(None),
+                Err((_, Errno::EINTR)) => continue,
+                Err((_, errno)) => return Err(io::Error::from(errno)).with_context(context),
+            };
+            let held = nix::sys::stat::fstat(&*locked).map_err(io::Error::from)?;
+            match self.stat(name).with_context(context)? {
+                Some(now) if now.st_dev == held.st_dev && now.st_ino == held.st_ino => {
+                    return Ok(Some(locked));
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    /// Takes the lock of this directory itself, waiting up to `patience`: for changes that
+    /// take moments, so that no lock file is needed.
+    pub fn lock(&self, patience: Duration) -> Result<Flock<OwnedFd>> {
+        let deadline = Instant::now() + patience;
+        let context = || format!("cannot lock {}", self.shown());
+        let mut fd = self.fd.try_clone().with_context(context)?;
+        loop {
+            match Flock::lock(fd, FlockArg::LockExclusiveNonblock) {
+                Ok(locked) => return Ok(locked),
+                Err((back, Errno::EWOULDBLOCK | Errno::EINTR)) if Instant::now() < deadline => {
+                    fd = back;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err((_, Errno::EWOULDBLOCK)) => bail!(
+                    "{} stayed locked by another run for {}",
+                    self.shown(),
+                    humantime::format_duration(patience)
+                ),
+                Err((_, errno)) => return Err(io::Error::from(errno)).with_context(context),
+            }
+        }
+    }
+
+    /// Whether a process holds the `flock(2)` lock of `name` (an absent file is not
+    /// locked), read from the kernel's lock table (`/proc/locks`) without taking the lock:
+    /// for `--dry-run`, which must not make a real run that claims at the same moment skip.
+    pub fn is_locked(&self, name: &str) -> Result<bool> {
+        let Some(stat) = self
+            .stat(name)
+            .with_context(|| format!("cannot read {}", self.shown_of(name)))?
+        else {
+            return Ok(false);
+        };
+        let table = std::fs::read_to_string("/proc/locks").context("cannot read /proc/locks")?;
+        // Lines read `1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF`, the
+        // device numbers in hex; waiters' lines have `->` after the number.
+        let file = format!(
+            "{:02x}:{:02x}:{}",
+            nix::sys::stat::major(stat.st_dev),
+            nix::sys::stat::minor(stat.st_dev),
+            stat.st_ino
+        );
+        Ok(table.lines().any(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            fields.get(1) == Some(&"FLOCK") && fields.get(5) == Some(&file.as_str())
+        }))
+    }
+
+    /// What `name` is (a link itself, not what it points to); `None` when it is absent.
+    pub fn stat(&self, name: &str) -> io::Result<Option<FileStat>> {
+        match nix::sys::stat::fstatat(&self.fd, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW) {
+            Ok(stat) => Ok(Some(stat)),
+            Err(Errno::ENOENT) => Ok(None),
+            Err(errno) => Err(errno.into()),
+        }
+    }
+
+    /// Moves the file `name` aside to `<name>.corrupt-<UTC time>`, or, when that is taken
+    /// (two in one second), `…-2`, `…-3` and so on: never over another file. Returns the
+    /// new name.
+    pub fn move_aside(&self, name: &str) -> Result<String> {
+        let stamp = layout::corrupt_name(name);
+        for n in 1..=1000 {
+            let aside = match n {
+                1 => stamp.clone(),
+                n => format!("{stamp}-{n}"),
+            };
+            // linkat(2) fails with EEXIST where rename(2) would replace.
+            match nix::unistd::linkat(
+                &self.fd,
+                name,
+                &self.fd,
+                aside.as_str(),
+                nix::fcntl::AtFlags::empty(),
+            ) {
+                Ok(()) => {
+                    self.remove(name)?;
+                    let _ = self.sync();
+                    return Ok(aside);
+                }
+                Err(Errno::EEXIST) => continue,
+                Err(errno) => {
+                    return Err(io::Error::from(errno))
+                        .with_context(|| format!("cannot move {} aside", self.shown_of(name)));
+                }
+            }
+        }
+        bail!(
+            "cannot move {} aside: every name is taken",
+            self.shown_of(name)
+        )
+    }
+
+    /// Removes the file `name` (the link itself, if it is one); an absent one is fine.
+    pub fn remove(&self, name: &str) -> Result<()> {
+        match nix::unistd::unlinkat(&self.fd, name, UnlinkatFlags::NoRemoveDir) {
+            Ok(()) | Err(Errno::ENOENT) => Ok(()),
+            Err(errno) => Err(io::Error::from(errno))
+                .with_context(|| format!("cannot remove {}", self.shown_of(name))),
+        }
+    }
+
+    /// The names in this directory, with what each is (links not followed). Names that
+    /// are not UTF-8 are left out: crontap-run writes none.
+    pub fn entries(&self) -> Result<Vec<(String, FileStat)>> {
+        let context = || format!("cannot read {}", self.shown());
+        let fd = nix::fcntl::openat(&self.fd, ".", DIRECTORY, Mode::empty())
+            .map_err(io::Error::from)
+            .with_context(context)?;
+        let mut listing = nix::dir::Dir::from_fd(fd)
+            .map_err(io::Error::from)
+            .with_context(context)?;
+        let mut found = Vec::new();
+        for entry in listing.iter() {
+            let entry = entry.map_err(io::Error::from).with_context(context)?;
+            let Ok(name) = entry.file_name().to_str() else {
+                continue;
+            };
+            if name == "." || name == ".." {
+                continue;
+            }
+            if let Ok(Some(stat)) = self.stat(name) {
+                found.push((name.to_owned(), stat));
+            }
+        }
+        Ok(found)
+    }
+
+    /// Makes the renames and removals in this directory durable.
+    pub fn sync(&self) -> io::Result<()> {
+        Ok(nix::unistd::fsync(&self.fd)?)
+    }
+}
+
+/// Sets the modification time of an open file to now: a lock file's time says when its
+/// job last ran, for pruning.
+pub fn touch(file: &impl AsFd) {
+    let now = nix::sys::time::TimeSpec::UTIME_NOW;
+    let _ = nix::sys::stat::futimens(file, &now, &now);
+}
+
+/// When `stat`'s file was last changed, by the wall clock.
+pub fn modified(stat: &FileStat) -> SystemTime {
+    let secs = u64::try_from(stat.st_mtime).unwrap_or(0);
+    SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
+}
+
+/// Whether `stat` is of the type `kind` (a regular file, a directory).
+pub fn is(stat: &FileStat, kind: SFlag) -> bool {
+    SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == kind
+}
+
+/// Creates `path` 0700, and its missing parents, unless it is there already (in whatever
+/// form: what it is, is for the open to judge).
+fn create_private(path: &Path) -> io::Result<()> {
+    match nix::sys::stat::mkdirat(AT_FDCWD, path, Mode::from_bits_truncate(0o700)) {
+        Ok(()) | Err(Errno::EEXIST) => Ok(()),
+        Err(Errno::ENOENT) => {
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            let Some(parent) = parent else {
+                return Err(Errno::ENOENT.into());
+            };
+            std::os::unix::fs::DirBuilderExt::mode(
+                std::fs::DirBuilder::new().recursive(true),
+                0o700,
+            )
+            .create(parent)?;
+            match nix::sys::stat::mkdirat(AT_FDCWD, path, Mode::from_bits_truncate(0o700)) {
+                Ok(()) | Err(Errno::EEXIST) => Ok(()),
+                Err(errno) => Err(errno.into()),
+            }
+        }
+        Err(errno) => Err(errno.into()),
+    }
+}
+
+/// Why a directory could not be opened, in words an operator can act on; `link` says
+/// whether the path is a symbolic link (`O_NOFOLLOW` with `O_DIRECTORY` says ENOTDIR).
+fn refusal(path: &Path, errno: Errno, link: bool) -> anyhow::Error {
+    match errno {
+        _ if link => anyhow::anyhow!(
+            "{} is a symbolic link, which crontap-run does not follow: name the directory \
+             it points to",
+            show(path)
+        ),
+        Errno::ENOTDIR => anyhow::anyhow!("{} is not a directory", show(path)),
+        errno => anyhow::Error::from(io::Error::from(errno))
+            .context(format!("cannot open {}", show(path))),
+    }
+}
+
+fn symlink() -> io::Error {
+    io::Error::other("it is a symbolic link, which crontap-run does not follow")
+}
+
+/// 32 hex digits from the kernel's random source.
+fn random_hex() -> io::Result<String> {
+    let mut bytes = [0u8; 16];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        // SAFETY: the pointer and length are those of the unfilled part of `bytes`.
+        let n = unsafe {
+            libc::getrandom(bytes[filled..].as_mut_ptr().cast(), bytes.len() - filled, 0)
+        };
+        match n {
+            n if n > 0 => filled += n as usize,
+            _ if Errno::last() == Errno::EINTR => continue,
+            _ => return Err(io::Error::last_os_error()),
+        }
+    }
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A path on one line, whatever it holds.
+fn show(path: &Path) -> String {
+    sanitize::one_line(&path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,415 @@
+//! crontap-run as root in directories other accounts can write: links planted at every path
+//! it writes (listed by `crontap_run::files::layout`, so a new path is covered), state
+//! directories it must refuse or accept, a textfile collector directory owned by another
+//! account, files moved aside in the same second, and the pruning of jobs not seen for 30
+//! days. Run as root, as CI runs them: "another account" is `nobody`.
+
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crontap_run::files::layout::{self, Area};
+
+use crate::harness::{Crontap, Output, Receiver};
+
+const JOB: &str = "planted";
+const KEY: &str = "planted-key";
+
+/// `nobody`'s uid and gid; the tests change owners, which only root can.
+fn nobody() -> (u32, u32) {
+    assert!(
+        nix::unistd::geteuid().is_root(),
+        "these tests give files to another account: run them as root (CI does)"
+    );
+    let user = nix::unistd::User::from_name("nobody")
+        .unwrap()
+        .expect("a user named nobody");
+    (user.uid.as_raw(), user.gid.as_raw())
+}
+
+fn chown(path: &Path, (uid, gid): (u32, u32)) {
+    std::os::unix::fs::chown(path, Some(uid), Some(gid)).unwrap();
+}
+
+fn chmod(path: &Path, mode: u32) {
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// A root-owned file outside crontap-run's directories that no run may change.
+struct Victim {
+    file: PathBuf,
+    dir: PathBuf,
+    mtime: i64,
+}
+
+impl Victim {
+    fn new(root: &Path) -> Victim {
+        let file = root.join("victim");
+        fs::write(&file, "root's precious file\n").unwrap();
+        chmod(&file, 0o644);
+        let dir = root.join("victim-dir");
+        fs::create_dir(&dir).unwrap();
+        let mtime = fs::metadata(&file).unwrap().mtime();
+        Victim { file, dir, mtime }
+    }
+
+    fn assert_untouched(&self, what: &str) {
+        let meta = fs::metadata(&self.file).unwrap();
+        assert_eq!(
+            fs::read_to_string(&self.file).unwrap(),
+            "root's precious file\n",
+            "{what}: the victim file was changed"
+        );
+        assert_eq!(
+            meta.mtime(),
+            self.mtime,
+            "{what}: the victim file was written"
+        );
+        assert_eq!(meta.mode() & 0o7777, 0o644, "{what}: its mode changed");
+        assert_eq!(
+            fs::read_dir(&self.dir).unwrap().count(),
+            0,
+            "{what}: something was created in the victim directory"
+        );
+    }
+}
+
+/// A run that writes every path there is: a lock, a key (and so its record and a fencing
+/// token), history and metrics.
+fn full_run(receiver: &Receiver, state: &Path, metrics: &Path, marker: &Path) -> Output {
+    Crontap::with_url(&receiver.url())
+        .arg("--state-dir")
+        .arg(state)
+        .arg("--metrics-dir")
+        .arg(metrics)
+        .args(["--job", JOB, "--no-overlap", "--idempotency-key", KEY])
+        .args(["--", "sh", "-c", "echo ran >> \"$0\""])
+        .arg(marker)
+        .run()
+}
+
+#[test]
+fn a_link_planted_at_any_path_crontap_run_writes_is_never_followed() {
+    let attacker = nobody();
+    let every = layout::every_path(JOB, KEY);
+    // The list itself must not lose a kind of file without anyone noticing.
+    let names: Vec<String> = every.iter().map(|w| w.path.join("/")).collect();
+    for expected in ["locks", "keys", "fencing", "history"] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
+    }
+    for suffix in [".lock", ".json", ".count", ".jsonl", ".prom"] {
+        assert!(
+            names.iter().any(|n| n.ends_with(suffix)),
+            "{suffix} in {names:?}"
+        );
+    }
+    for written in every {
+        let tmp = tempfile::tempdir().unwrap();
+        let victim = Victim::new(tmp.path());
+        let state = tmp.path().join("state");
+        fs::create_dir(&state).unwrap();
+        chmod(&state, 0o700);
+        // The collector's directory belongs to its own account, as node_exporter's does.
+        let metrics = tmp.path().join("textfile");
+        fs::create_dir(&metrics).unwrap();
+        chown(&metrics, attacker);
+        let base = match written.area {
+            Area::State => &state,
+            Area::Metrics => &metrics,
+        };
+        let (last, parents) = written.path.split_last().unwrap();
+        let mut at = base.clone();
+        for parent in parents {
+            at = at.join(parent);
+            fs::create_dir(&at).unwrap();
+            chmod(&at, 0o700);
+        }
+        let link = at.join(last);
+        let is_dir = parents.is_empty() && written.area == Area::State;
+        symlink(if is_dir { &victim.dir } else { &victim.file }, &link).unwrap();
+        let what = written.path.join("/");
+        let receiver = Receiver::start();
+        let marker = tmp.path().join("ran");
+        // Twice: the second run finds what the first left.
+        for round in 0..2 {
+            let out = full_run(&receiver, &state, &metrics, &marker);
+            victim.assert_untouched(&format!("{what}, run {round}"));
+            match out.code {
+                // Refused before the command, with a fail ping.
+                125 => assert!(
+                    receiver
+                        .received()
+                        .iter()
+                        .any(|r| r.target.contains("/fail")),
+                    "{what}: {out:?}"
+                ),
+                0 => assert!(marker.exists(), "{what}: exit 0 without running: {out:?}"),
+                _ => panic!("{what}: {out:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_state_directory_another_account_could_change_is_refused_before_the_command() {
+    let other = nobody();
+    let tmp = tempfile::tempdir().unwrap();
+    let owned = tmp.path().join("owned-by-nobody");
+    fs::create_dir(&owned).unwrap();
+    chmod(&owned, 0o700);
+    chown(&owned, other);
+    let open = tmp.path().join("mode-0777");
+    fs::create_dir(&open).unwrap();
+    chmod(&open, 0o777);
+    let sticky = tmp.path().join("mode-1777");
+    fs::create_dir(&sticky).unwrap();
+    chmod(&sticky, 0o1777);
+    // A directory in it that another account made is no better.
+    let inner = tmp.path().join("inner");
+    fs::create_dir_all(inner.join("locks")).unwrap();
+    chmod(&inner, 0o700);
+    chown(&inner.join("locks"), other);
+    let cases = [
+        (&owned, owned.clone(), "is owned by uid"),
+        (&open, open.clone(), "mode 0777"),
+        (&sticky, sticky.clone(), "mode 1777"),
+        (&inner, inner.join("locks"), "is owned by uid"),
+    ];
+    for (dir, named, why) in cases {
+        let receiver = Receiver::start();
+        let marker = tmp.path().join("ran");
+        let out = Crontap::with_url(&receiver.url())
+            .arg("--state-dir")
+            .arg(dir)
+            .args(["--job", JOB, "--no-overlap", "--", "touch"])
+            .arg(&marker)
+            .run();
+        assert_eq!(out.code, 125, "{}: {out:?}", dir.display());
+        assert!(!marker.exists(), "{}: the command ran", dir.display());
+        let line = out
+            .stderr
+            .lines()
+            .find(|l| l.contains(why))
+            .unwrap_or_else(|| panic!("{}: no line saying {why:?}: {out:?}", dir.display()));
+        assert!(
+            line.contains(&named.display().to_string()),
+            "the line names the directory: {line}"
+        );
+        let ping = receiver.only();
+        assert!(ping.target.contains("/fail"), "{}", ping.target);
+        assert!(ping.msg().unwrap().contains(why), "{:?}", ping.msg());
+    }
+}
+
+#[test]
+fn an_fsgroup_volume_and_a_new_directory_are_accepted() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A Kubernetes volume with an fsGroup: root's, group-writable, setgid.
+    let volume = tmp.path().join("volume");
+    fs::create_dir(&volume).unwrap();
+    chmod(&volume, 0o2775);
+    let made = tmp.path().join("new/state");
+    for dir in [&volume, &made] {
+        let receiver = Receiver::start();
+        let out = Crontap::with_url(&receiver.url())
+            .arg("--state-dir")
+            .arg(dir)
+            .args(["--job", JOB, "--no-overlap", "--", "true"])
+            .run();
+        assert_eq!(out.code, 0, "{}: {out:?}", dir.display());
+        assert!(!receiver.only().target.contains("/fail"));
+    }
+    assert_eq!(fs::metadata(&made).unwrap().mode() & 0o7777, 0o700);
+    for sub in ["locks", "keys", "fencing", "history"] {
+        let mode = fs::metadata(made.join(sub)).unwrap().mode() & 0o7777;
+        assert_eq!(mode, 0o700, "{sub}");
+    }
+}
+
+#[test]
+fn a_metrics_directory_of_another_account_is_written_without_following_its_links() {
+    let other = nobody();
+    let tmp = tempfile::tempdir().unwrap();
+    let victim = Victim::new(tmp.path());
+    let metrics = tmp.path().join("textfile");
+    fs::create_dir(&metrics).unwrap();
+    chown(&metrics, other);
+    chmod(&metrics, 0o755);
+    // Links at the temporary names an older release used (pid-numbered), and at the file.
+    for pid in 1..200 {
+        let name = format!(".crontap-run-{JOB}.prom.{pid}.tmp");
+        symlink(&victim.file, metrics.join(name)).unwrap();
+    }
+    let receiver = Receiver::start();
+    for round in 0..2 {
+        let out = Crontap::with_url(&receiver.url())
+            .arg("--metrics-dir")
+            .arg(&metrics)
+            .args(["--job", JOB, "--", "true"])
+            .run();
+        assert_eq!(out.code, 0, "{out:?}");
+        victim.assert_untouched(&format!("metrics, run {round}"));
+        let file = metrics.join(layout::metrics(JOB));
+        let text = fs::read_to_string(&file).unwrap();
+        let count = format!(
+            "crontap_run_runs_total{{job=\"{JOB}\",result=\"succeeded\"}} {}",
+            round + 1
+        );
+        assert!(text.contains(&count), "{text}");
+        assert_eq!(fs::metadata(&file).unwrap().mode() & 0o777, 0o644);
+    }
+    // A link at the metrics file itself: replaced by the file, never written through.
+    let file = metrics.join(layout::metrics(JOB));
+    fs::remove_file(&file).unwrap();
+    symlink(&victim.file, &file).unwrap();
+    let out = Crontap::with_url(&receiver.url())
+        .arg("--metrics-dir")
+        .arg(&metrics)
+        .args(["--job", JOB, "--", "true"])
+        .run();
+    assert_eq!(out.code, 0, "{out:?}");
+    victim.assert_untouched("a link at the metrics file");
+    assert!(!fs::symlink_metadata(&file).unwrap().is_symlink());
+    // And a metrics directory that is itself a link is refused, the run unchanged.
+    let linked = tmp.path().join("linked");
+    symlink(&victim.dir, &linked).unwrap();
+    let out = Crontap::with_url(&receiver.url())
+        .arg("--metrics-dir")
+        .arg(&linked)
+        .args(["--job", JOB, "--", "true"])
+        .run();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("symbolic link"), "{out:?}");
+    victim.assert_untouched("a linked metrics directory");
+}
+
+#[test]
+fn two_records_moved_aside_are_both_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    let receiver = Receiver::start();
+    let run = || {
+        Crontap::with_url(&receiver.url())
+            .arg("--state-dir")
+            .arg(&state)
+            .args(["--job", JOB, "--idempotency-key", KEY, "--", "false"])
+            .run()
+    };
+    assert_eq!(run().code, 1);
+    let record = state.join("keys").join(layout::key_record(KEY));
+    let mut written = Vec::new();
+    for n in 0..3 {
+        let text = format!("damaged {n}");
+        fs::write(&record, &text).unwrap();
+        written.push(text);
+        let out = run();
+        assert_eq!(out.code, 1, "{out:?}");
+        assert!(out.stderr.contains("could not be read"), "{out:?}");
+    }
+    let mut kept: Vec<String> = fs::read_dir(state.join("keys"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
+        .map(|e| fs::read_to_string(e.path()).unwrap())
+        .collect();
+    kept.sort();
+    assert_eq!(kept, written);
+}
+
+/// Sets a file's times to `days` days ago.
+fn age(path: &Path, days: u64) {
+    let then = SystemTime::now() - Duration::from_secs(days * 86_400);
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_times(fs::FileTimes::new().set_accessed(then).set_modified(then))
+        .unwrap();
+}
+
+#[test]
+fn files_of_jobs_not_seen_for_30_days_go_and_fencing_counters_stay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    let receiver = Receiver::start();
+    let run = |job: &str| {
+        Crontap::with_url(&receiver.url())
+            .arg("--state-dir")
+            .arg(&state)
+            .args(["--job", job, "--no-overlap", "--", "true"])
+            .run()
+    };
+    for job in ["gone", "recent"] {
+        assert_eq!(run(job).code, 0);
+    }
+    let gone = [
+        state.join("locks").join(layout::job_lock("gone")),
+        state.join("history").join(layout::history("gone")),
+    ];
+    let fencing = state.join("fencing").join(layout::fencing_count("gone"));
+    let aside = state
+        .join("keys")
+        .join("0123.json.corrupt-20260101T000000Z");
+    fs::write(&aside, "damaged long ago").unwrap();
+    for path in gone.iter().chain([&fencing, &aside]) {
+        age(path, 31);
+    }
+    let recent = [
+        state.join("locks").join(layout::job_lock("recent")),
+        state.join("history").join(layout::history("recent")),
+    ];
+    for path in &recent {
+        age(path, 29);
+    }
+    assert_eq!(run("another").code, 0);
+    for path in &gone {
+        assert!(!path.exists(), "{} was kept", path.display());
+    }
+    assert!(!aside.exists(), "a record moved aside 31 days ago was kept");
+    assert!(fencing.exists(), "a fencing counter was removed");
+    for path in &recent {
+        assert!(path.exists(), "{} was removed", path.display());
+    }
+    // The job comes back: its tokens go on from where they were.
+    let before: u64 = fs::read_to_string(&fencing)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(run("gone").code, 0);
+    let after: u64 = fs::read_to_string(&fencing)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(after, before + 1);
+}
+
+#[test]
+fn a_history_holds_at_most_a_thousand_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    let receiver = Receiver::start();
+    let run = || {
+        Crontap::with_url(&receiver.url())
+            .arg("--state-dir")
+            .arg(&state)
+            .args(["--job", JOB, "--no-overlap", "--", "true"])
+            .run()
+    };
+    assert_eq!(run().code, 0);
+    let file = state.join("history").join(layout::history(JOB));
+    let line = fs::read_to_string(&file).unwrap();
+    // 1,200 runs of small lines: under any byte bound, over the count.
+    fs::write(&file, line.repeat(1200)).unwrap();
+    assert_eq!(run().code, 0);
+    let text = fs::read_to_string(&file).unwrap();
+    let lines = text.lines().count();
+    assert!((2..=1000).contains(&lines), "{lines} lines");
+    assert_ne!(
+        text.lines().last().unwrap(),
+        line.trim_end(),
+        "the newest run is kept"
+    );
+}

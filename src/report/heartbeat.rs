@@ -116,8 +116,8 @@ impl HeartbeatUrl {
         if !matches!(url.scheme(), "http" | "https") {
             bail!("{source} must be an http or https URL");
         }
-        if url.host_str().is_none_or(str::is_empty) {
-            bail!("{source} has no host");
+        if !writes_a_host(text) || url.host_str().is_none_or(str::is_empty) {
+            bail!("{source} has no host: it must start with http://HOST or https://HOST");
         }
         Ok(HeartbeatUrl {
             url,
@@ -198,6 +198,33 @@ impl HeartbeatUrl {
     }
 }
 
+/// Whether `text` has a host written where a URL's host goes: the scheme, `://`, then a host
+/// before the first `/`, `\`, `?` or `#`, past any `user@` and before any `:port`.
+///
+/// The parser is lenient here, as browsers are: it reads `https:///token`, `http:token` and
+/// `https://\token` as having the host `token`, so a URL whose host variable was empty
+/// (`https://${HOST}/${TOKEN}`) would be pinged at its token, and the token printed as the
+/// host. So the text is read as written, after what the parser itself drops: spaces and
+/// control characters at the ends, tabs and line breaks anywhere.
+fn writes_a_host(text: &str) -> bool {
+    let text: String = text
+        .trim_matches(|c: char| c == ' ' || c.is_ascii_control())
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let Some(rest) = text.split_once(':').and_then(|(_, r)| r.strip_prefix("//")) else {
+        return false;
+    };
+    let authority = rest.split(['/', '\\', '?', '#']).next().unwrap_or_default();
+    let host_and_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host_and_port.strip_prefix('[') {
+        // An IPv6 address: its colons are not a port's.
+        Some(inside) => inside.split(']').next().unwrap_or_default(),
+        None => host_and_port.split(':').next().unwrap_or_default(),
+    };
+    !host.is_empty()
+}
+
 impl fmt::Debug for HeartbeatUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.redacted())
@@ -249,6 +276,45 @@ mod tests {
             );
             assert!(!err.contains("secret-token"), "{err}");
             assert!(err.contains("the URL in X"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_url_must_write_its_host() {
+        for bad in [
+            "https:///secret-token",
+            "HTTPS:///secret-token",
+            "http:secret-token",
+            "http:/secret-token",
+            "https:////secret-token",
+            "https:\\\\secret-token",
+            "https://\\secret-token",
+            "https://\t/secret-token",
+            "https://user@/secret-token",
+            "https://secret-token@/x",
+            "https://:443/secret-token",
+            "https://u:p@:443/secret-token",
+            "https://[]/secret-token",
+            "http://?secret-token",
+            "http://#secret-token",
+        ] {
+            let err = format!(
+                "{:#}",
+                HeartbeatUrl::parse(bad, "the URL in X").unwrap_err()
+            );
+            assert!(!err.contains("secret-token"), "{bad:?}: {err}");
+            assert!(err.contains("the URL in X"), "{bad:?}: {err}");
+        }
+        for good in [
+            "https://h/p",
+            "http://h:8080",
+            "https://u:p@h/p",
+            "https://u:p@ss@h/p",
+            "https://[::1]:8443/p",
+            "https://h?x",
+            "HTTPS://H/p",
+        ] {
+            assert!(HeartbeatUrl::parse(good, "test").is_ok(), "{good}");
         }
     }
 

@@ -82,13 +82,21 @@ pub(crate) fn file_source(option: &str, var: &str, path: &Path, from_env: bool) 
 }
 
 /// Reads a URL from a file that holds only it (a mounted secret): at most 8 KiB of UTF-8,
-/// surrounding whitespace trimmed. Errors name `source`, never the contents. The state
-/// store's URL file (`--state-url-file`) is read with it too.
+/// a byte-order mark at the start ignored (editors on Windows write one), blank lines and
+/// surrounding whitespace too. A second non-empty line is refused rather than read as part
+/// of the URL. Errors name `source`, never the contents. The state store's URL file
+/// (`--state-url-file`) is read with it too.
 pub(crate) fn read_url_file(path: &Path, source: &str) -> Result<String> {
     let text = read_small(path).with_context(|| format!("{source}: cannot read"))?;
     let text = String::from_utf8(text)
         .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
-    Ok(text.trim().to_owned())
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    let url = lines.next().unwrap_or_default();
+    if lines.next().is_some() {
+        bail!("{source}: the file has more than one line; it must hold the URL alone");
+    }
+    Ok(url.to_owned())
 }
 
 fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -354,5 +362,24 @@ mod tests {
             Heartbeat::load(None, "V", |_| None).unwrap(),
             Heartbeat::Missing(_)
         ));
+    }
+
+    #[test]
+    fn url_file_byte_order_mark_and_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("url");
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            read_url_file(&path, "the file F").map_err(|e| format!("{e:#}"))
+        };
+        assert_eq!(read("\u{feff}https://h/t\n").unwrap(), "https://h/t");
+        assert_eq!(read("\r\n \n\thttps://h/t \r\n\n").unwrap(), "https://h/t");
+        assert_eq!(read("\u{feff}\n").unwrap(), "");
+        let err = read("https://h/first-token\n\nhttps://h/second-token").unwrap_err();
+        assert!(
+            err.contains("the file F") && err.contains("more than one line"),
+            "{err}"
+        );
+        assert!(!err.contains("token"), "{err}");
     }
 }

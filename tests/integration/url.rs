@@ -311,3 +311,72 @@ fn a_url_without_a_host_is_refused_without_printing_it() {
         }
     }
 }
+
+#[test]
+fn a_url_file_may_start_with_a_byte_order_mark() {
+    for source in [Source::File, Source::FileVariable] {
+        let receiver = Receiver::start();
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("\u{feff}{}\n", receiver.url());
+        let mut run = Crontap::new();
+        source.give(&mut run, &text, dir.path(), false);
+        let out = run.sh("exit 0");
+        assert_eq!(out.code, 0, "{source:?}: {}", out.stderr);
+        assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+
+        let mut check = Crontap::new();
+        source.give(&mut check, &text, dir.path(), true);
+        let out = check.run();
+        assert_eq!(
+            out.code, 0,
+            "check, {source:?}: {}{}",
+            out.stdout, out.stderr
+        );
+        assert_eq!(receiver.received().len(), 2, "check sent no ping");
+    }
+}
+
+#[test]
+fn blank_lines_and_spaces_around_the_url_in_a_file_are_ignored() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("\n \t\n  {}  \r\n\r\n   \n", receiver.url());
+    let mut run = Crontap::new();
+    Source::File.give(&mut run, &text, dir.path(), false);
+    let out = run.sh("exit 3");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let ping = receiver.only().target;
+    assert!(ping.starts_with(&format!("/ping/{SECRET}/fail?")), "{ping}");
+}
+
+#[test]
+fn a_url_file_with_two_lines_is_refused_naming_the_file_only() {
+    const OTHER: &str = "second-t0ken-4e8b1c9d";
+    let receiver = Receiver::start();
+    let other = format!("http://{}/ping/{OTHER}", receiver.host());
+    for source in [Source::File, Source::FileVariable] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let text = format!("{}\n\n{other}\n", receiver.url());
+        let mut run = Crontap::new();
+        source.give(&mut run, &text, dir.path(), false);
+        let out = run.args(["--", "touch"]).arg(&marker).run();
+        assert_refused(&out, source, &marker, &format!("{source:?}"));
+        let file = dir.path().join("heartbeat-url");
+        assert!(
+            out.stderr.contains(&file.display().to_string()),
+            "{source:?}: the error does not name the file: {}",
+            out.stderr
+        );
+        assert_no_token(&out, SECRET);
+        assert_no_token(&out, OTHER);
+
+        let mut check = Crontap::new();
+        source.give(&mut check, &text, dir.path(), true);
+        let out = check.run();
+        assert_refused(&out, source, &marker, &format!("check, {source:?}"));
+        assert_no_token(&out, SECRET);
+        assert_no_token(&out, OTHER);
+    }
+    assert!(receiver.received().is_empty(), "a ping went out");
+}

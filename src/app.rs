@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{Cli, Command};
+use crate::cli::Command;
 use crate::config::{self, Config, Environment, HistoryConfig};
 use crate::lifecycle;
 use crate::report::check;
@@ -16,10 +16,10 @@ use crate::state::stats;
 
 /// Runs crontap-run with these arguments; an error is crontap-run's own (exit 125).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
-    let Some(cli) = Cli::from_args(args)? else {
+    let env = Environment::current();
+    let Some(cli) = config::command_line(args, &env)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    let env = Environment::current();
     config::log_settings(&cli, &env)?.init();
     match cli.subcommand {
         Some(Command::History(args)) => print_history(&HistoryConfig::new(args, &env)?),

@@ -285,10 +285,14 @@ pub enum LogFormat {
 }
 
 impl Cli {
-    /// Parses the arguments. `Ok(None)` means help or version was asked for and printed.
-    /// A usage error comes back as one line naming the option, without clap's usage block.
-    pub fn from_args(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<Option<Cli>> {
-        let parsed = Cli::command()
+    /// Parses the arguments with `command`: [`Cli::command`] as `config` adjusts it to the
+    /// environment. `Ok(None)` means help or version was asked for and printed. A usage
+    /// error comes back as one line naming the option, without clap's usage block.
+    pub(crate) fn parse_with(
+        command: clap::Command,
+        args: impl IntoIterator<Item = OsString>,
+    ) -> anyhow::Result<Option<Cli>> {
+        let parsed = command
             .try_get_matches_from(args)
             .and_then(|matches| Cli::from_matches(&matches));
         match parsed {
@@ -313,6 +317,24 @@ impl Cli {
         }
         Ok(cli)
     }
+}
+
+/// Every environment variable an option reads, of the run and of every subcommand, each
+/// once and sorted: `config` treats each of them set to the empty string as unset, and the
+/// tests set each of them so, so that a variable given to an option later is covered too.
+pub fn env_names() -> Vec<String> {
+    fn walk(command: &clap::Command, names: &mut Vec<String>) {
+        let own = command.get_arguments().filter_map(clap::Arg::get_env);
+        names.extend(own.map(|name| name.to_string_lossy().into_owned()));
+        for sub in command.get_subcommands() {
+            walk(sub, names);
+        }
+    }
+    let mut names = Vec::new();
+    walk(&Cli::command(), &mut names);
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// clap's error text is several lines; keep the first, with any list it introduces.
@@ -354,14 +376,13 @@ mod tests {
 
     #[test]
     fn errors_are_one_line() {
-        let err =
-            Cli::from_args(["crontap-run", "--msg-max", "9999", "--", "true"].map(OsString::from))
-                .unwrap_err();
+        let parse = |args: &[&str]| {
+            Cli::parse_with(Cli::command(), args.iter().copied().map(OsString::from))
+        };
+        let err = parse(&["crontap-run", "--msg-max", "9999", "--", "true"]).unwrap_err();
         let text = err.to_string();
         assert!(!text.contains('\n') && text.contains("--msg-max"), "{text}");
-        let err = Cli::from_args(["crontap-run"].map(OsString::from))
-            .unwrap_err()
-            .to_string();
+        let err = parse(&["crontap-run"]).unwrap_err().to_string();
         assert!(!err.contains('\n') && err.contains("<COMMAND>"), "{err}");
     }
 

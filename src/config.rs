@@ -1,15 +1,17 @@
 //! Turns the parsed command line and environment into one validated [`Config`].
 //!
 //! Every check that can fail on bad input happens here, before the command starts, and
-//! fails with one line naming the option (exit 125). A state server this build has no
+//! fails with one line naming the option (exit 125). A `CRONTAP_*` variable set to the
+//! empty string counts as unset, for every variable: see [`command_line`]. A state server this build has no
 //! support for (PostgreSQL or Redis without their cargo features) is refused when a run
 //! would use it, so nobody relies on an option that does nothing.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use clap::CommandFactory;
 
 use crate::cli::{CheckArgs, Cli, HistoryArgs, OnLeaseLost, RunArgs, StateUrlArgs};
 use crate::log;
@@ -95,12 +97,23 @@ impl Environment {
         Environment(std::env::vars_os().collect())
     }
 
-    /// The value of `name`, if set.
+    /// The value of `name`, if set (empty or not).
     pub fn get(&self, name: &str) -> Option<OsString> {
         self.0
             .iter()
             .find(|(n, _)| n.as_os_str() == name)
             .map(|(_, v)| v.clone())
+    }
+
+    /// The value of crontap-run's own setting `name`, if set to something: set to the empty
+    /// string, it counts as unset.
+    fn setting(&self, name: &str) -> Option<OsString> {
+        self.get(name).filter(|value| !value.is_empty())
+    }
+
+    /// Whether `name` is set to the empty string.
+    fn set_empty(&self, name: &OsStr) -> bool {
+        self.0.iter().any(|(n, v)| n == name && v.is_empty())
     }
 
     /// Every variable but those `removed` names, in their order.
@@ -111,7 +124,7 @@ impl Environment {
 
     /// The test fault point, in a debug build.
     fn fault(&self) -> Option<String> {
-        let point = self.get(FAULT_VAR).filter(|_| cfg!(debug_assertions))?;
+        let point = self.setting(FAULT_VAR).filter(|_| cfg!(debug_assertions))?;
         Some(point.to_string_lossy().into_owned())
     }
 }
@@ -126,11 +139,38 @@ pub struct HistoryConfig {
     pub stats: bool,
 }
 
+/// Parses the command line. Options read their environment variables through clap, and a
+/// variable set to the empty string (Helm's `value: ""`, systemd's `Environment=NAME=`)
+/// counts as unset: every option of the run and of every subcommand that has a variable is
+/// given none for this parse when `env` has it empty, so an option given a variable later
+/// is covered too. Such a variable is still kept from the job if it would be when set
+/// (`child_env` is made from `env` itself). `Ok(None)`: help or version was printed.
+pub fn command_line(
+    args: impl IntoIterator<Item = OsString>,
+    env: &Environment,
+) -> Result<Option<Cli>> {
+    Cli::parse_with(without_empty_variables(Cli::command(), env), args)
+}
+
+/// `command` with the variable of each option, in it and its subcommands, dropped where
+/// `env` has that variable set to the empty string.
+fn without_empty_variables(command: clap::Command, env: &Environment) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            let empty = arg.get_env().is_some_and(|name| env.set_empty(name));
+            match empty {
+                true => arg.env(None),
+                false => arg,
+            }
+        })
+        .mut_subcommands(|sub| without_empty_variables(sub, env))
+}
+
 /// The log settings alone, read first so that errors found later are logged in the chosen
 /// format.
 pub fn log_settings(cli: &Cli, env: &Environment) -> Result<log::Settings> {
     let directive = env
-        .get("CRONTAP_LOG")
+        .setting("CRONTAP_LOG")
         .map(|v| v.to_string_lossy().into_owned());
     let run = &cli.run;
     log::Settings::new(run.quiet, run.verbose, directive.as_deref(), run.log_format)

@@ -82,13 +82,21 @@ pub(crate) fn file_source(option: &str, var: &str, path: &Path, from_env: bool) 
 }
 
 /// Reads a URL from a file that holds only it (a mounted secret): at most 8 KiB of UTF-8,
-/// surrounding whitespace trimmed. Errors name `source`, never the contents. The state
-/// store's URL file (`--state-url-file`) is read with it too.
+/// a byte-order mark at the start ignored (editors on Windows write one), blank lines and
+/// surrounding whitespace too. A second non-empty line is refused rather than read as part
+/// of the URL. Errors name `source`, never the contents. The state store's URL file
+/// (`--state-url-file`) is read with it too.
 pub(crate) fn read_url_file(path: &Path, source: &str) -> Result<String> {
     let text = read_small(path).with_context(|| format!("{source}: cannot read"))?;
     let text = String::from_utf8(text)
         .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
-    Ok(text.trim().to_owned())
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    let url = lines.next().unwrap_or_default();
+    if lines.next().is_some() {
+        bail!("{source}: the file has more than one line; it must hold the URL alone");
+    }
+    Ok(url.to_owned())
 }
 
 fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -116,8 +124,8 @@ impl HeartbeatUrl {
         if !matches!(url.scheme(), "http" | "https") {
             bail!("{source} must be an http or https URL");
         }
-        if url.host_str().is_none_or(str::is_empty) {
-            bail!("{source} has no host");
+        if !writes_a_host(text) || url.host_str().is_none_or(str::is_empty) {
+            bail!("{source} has no host: it must start with http://HOST or https://HOST");
         }
         Ok(HeartbeatUrl {
             url,
@@ -198,6 +206,33 @@ impl HeartbeatUrl {
     }
 }
 
+/// Whether `text` has a host written where a URL's host goes: the scheme, `://`, then a host
+/// before the first `/`, `\`, `?` or `#`, past any `user@` and before any `:port`.
+///
+/// The parser is lenient here, as browsers are: it reads `https:///token`, `http:token` and
+/// `https://\token` as having the host `token`, so a URL whose host variable was empty
+/// (`https://${HOST}/${TOKEN}`) would be pinged at its token, and the token printed as the
+/// host. So the text is read as written, after what the parser itself drops: spaces and
+/// control characters at the ends, tabs and line breaks anywhere.
+fn writes_a_host(text: &str) -> bool {
+    let text: String = text
+        .trim_matches(|c: char| c == ' ' || c.is_ascii_control())
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let Some(rest) = text.split_once(':').and_then(|(_, r)| r.strip_prefix("//")) else {
+        return false;
+    };
+    let authority = rest.split(['/', '\\', '?', '#']).next().unwrap_or_default();
+    let host_and_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host_and_port.strip_prefix('[') {
+        // An IPv6 address: its colons are not a port's.
+        Some(inside) => inside.split(']').next().unwrap_or_default(),
+        None => host_and_port.split(':').next().unwrap_or_default(),
+    };
+    !host.is_empty()
+}
+
 impl fmt::Debug for HeartbeatUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.redacted())
@@ -253,6 +288,45 @@ mod tests {
     }
 
     #[test]
+    fn a_url_must_write_its_host() {
+        for bad in [
+            "https:///secret-token",
+            "HTTPS:///secret-token",
+            "http:secret-token",
+            "http:/secret-token",
+            "https:////secret-token",
+            "https:\\\\secret-token",
+            "https://\\secret-token",
+            "https://\t/secret-token",
+            "https://user@/secret-token",
+            "https://secret-token@/x",
+            "https://:443/secret-token",
+            "https://u:p@:443/secret-token",
+            "https://[]/secret-token",
+            "http://?secret-token",
+            "http://#secret-token",
+        ] {
+            let err = format!(
+                "{:#}",
+                HeartbeatUrl::parse(bad, "the URL in X").unwrap_err()
+            );
+            assert!(!err.contains("secret-token"), "{bad:?}: {err}");
+            assert!(err.contains("the URL in X"), "{bad:?}: {err}");
+        }
+        for good in [
+            "https://h/p",
+            "http://h:8080",
+            "https://u:p@h/p",
+            "https://u:p@ss@h/p",
+            "https://[::1]:8443/p",
+            "https://h?x",
+            "HTTPS://H/p",
+        ] {
+            assert!(HeartbeatUrl::parse(good, "test").is_ok(), "{good}");
+        }
+    }
+
+    #[test]
     fn redacted_and_secrets() {
         let u = url(
             "HTTPS://tokenuser:hunter22@hb.example:8443/ping/ab%2Fcdef123?k=longvalue&baretoken99",
@@ -288,5 +362,24 @@ mod tests {
             Heartbeat::load(None, "V", |_| None).unwrap(),
             Heartbeat::Missing(_)
         ));
+    }
+
+    #[test]
+    fn url_file_byte_order_mark_and_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("url");
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            read_url_file(&path, "the file F").map_err(|e| format!("{e:#}"))
+        };
+        assert_eq!(read("\u{feff}https://h/t\n").unwrap(), "https://h/t");
+        assert_eq!(read("\r\n \n\thttps://h/t \r\n\n").unwrap(), "https://h/t");
+        assert_eq!(read("\u{feff}\n").unwrap(), "");
+        let err = read("https://h/first-token\n\nhttps://h/second-token").unwrap_err();
+        assert!(
+            err.contains("the file F") && err.contains("more than one line"),
+            "{err}"
+        );
+        assert!(!err.contains("token"), "{err}");
     }
 }

@@ -184,11 +184,12 @@ pub struct Output {
 pub const BINARY: &str = env!("CARGO_BIN_EXE_crontap-run");
 
 /// Variables that would change crontap-run's behaviour if the test runner happened to have
-/// them set.
+/// them set, besides those its options read ([`crontap_run::cli::env_names`]).
 const ISOLATE: &[&str] = &[
     "CRONTAP_HEARTBEAT_URL",
     "CRONTAP_HEARTBEAT_URL_FILE",
     "CRONTAP_LOG",
+    "CRONTAP_FAULT",
     "CRONTAP_TIMEOUT",
     "CRONTAP_JOB",
     "CRONTAP_STATE_DIR",
@@ -215,6 +216,9 @@ impl Crontap {
     pub fn at(program: impl AsRef<OsStr>) -> Crontap {
         let mut command = Command::new(program);
         for name in ISOLATE {
+            command.env_remove(name);
+        }
+        for name in crontap_run::cli::env_names() {
             command.env_remove(name);
         }
         Crontap {

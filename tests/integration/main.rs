@@ -6,6 +6,7 @@ mod check;
 mod corpus;
 mod deadlines;
 mod dry_run;
+mod empty_settings;
 mod ends;
 mod environment;
 mod exec;

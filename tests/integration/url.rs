@@ -1,6 +1,8 @@
 //! Where the heartbeat URL comes from, how it is validated, and how `/fail` is built.
 
-use crate::harness::{Crontap, Receiver, SECRET, assert_no_secret};
+use std::path::Path;
+
+use crate::harness::{Crontap, Output, Receiver, SECRET, assert_no_secret};
 
 #[test]
 fn url_file_is_read_and_trimmed_and_wins_over_the_variable() {
@@ -185,4 +187,196 @@ fn no_url_runs_the_job_warns_once_and_keeps_the_status() {
     let quiet = Crontap::new().arg("-q").sh("exit 0");
     assert_eq!(quiet.stderr, "", "-q silences the warning");
     assert_no_secret(&quiet.stderr, "stderr");
+}
+
+/// Heartbeat URLs with no host written, which the URL parser would still read one into
+/// (`https:///<token>` has the host `<token>` for it): each must be refused, or the token
+/// would be printed as the host and sent to the DNS resolver.
+fn hostless_urls() -> Vec<String> {
+    vec![
+        format!("https:///{SECRET}"),
+        format!("HTTPS:///{SECRET}"),
+        format!("http:{SECRET}"),
+        format!("http:/{SECRET}"),
+        format!("https:////{SECRET}"),
+        format!("https://\\{SECRET}"),
+        format!("https://\t/{SECRET}"),
+        format!("https://user@/{SECRET}"),
+        format!("https://{SECRET}@/x"),
+        format!("https://:443/{SECRET}"),
+        format!("https://user:pw@:443/{SECRET}"),
+        format!("http://?{SECRET}"),
+        format!("http://#{SECRET}"),
+    ]
+}
+
+/// Where a test gives crontap-run its heartbeat URL.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// `CRONTAP_HEARTBEAT_URL`.
+    Variable,
+    /// The variable `--url-env` names.
+    UrlEnv,
+    /// The file `--url-file` names.
+    File,
+    /// The file `CRONTAP_HEARTBEAT_URL_FILE` names.
+    FileVariable,
+}
+
+impl Source {
+    const ALL: [Source; 4] = [
+        Source::Variable,
+        Source::UrlEnv,
+        Source::File,
+        Source::FileVariable,
+    ];
+
+    /// What crontap-run's error must say the URL came from.
+    fn name(self) -> &'static str {
+        match self {
+            Source::Variable => "CRONTAP_HEARTBEAT_URL",
+            Source::UrlEnv => "MY_HEARTBEAT",
+            Source::File => "--url-file",
+            Source::FileVariable => "CRONTAP_HEARTBEAT_URL_FILE",
+        }
+    }
+
+    /// Gives `crontap` the URL `text` (a file's whole contents for the file sources; the
+    /// file goes in `dir`). `check` is put first when asked for, as subcommands go.
+    fn give(self, crontap: &mut Crontap, text: &str, dir: &Path, check: bool) {
+        if check {
+            crontap.arg("check");
+        }
+        let file = dir.join("heartbeat-url");
+        match self {
+            Source::Variable => crontap.env("CRONTAP_HEARTBEAT_URL", text),
+            Source::UrlEnv => crontap
+                .args(["--url-env", "MY_HEARTBEAT"])
+                .env("MY_HEARTBEAT", text),
+            Source::File => {
+                std::fs::write(&file, text).unwrap();
+                crontap.arg("--url-file").arg(&file)
+            }
+            Source::FileVariable => {
+                std::fs::write(&file, text).unwrap();
+                crontap.env("CRONTAP_HEARTBEAT_URL_FILE", &file)
+            }
+        };
+    }
+}
+
+/// The token, or any long piece of it, appears nowhere in what crontap-run printed.
+fn assert_no_token(out: &Output, token: &str) {
+    let printed = format!("{}\n{}", out.stdout, out.stderr).to_lowercase();
+    let pieces = token.split('-').filter(|p| p.len() >= 6);
+    for piece in pieces.chain([token]) {
+        assert!(
+            !printed.contains(&piece.to_lowercase()),
+            "{piece:?} of the token was printed:\n{printed}"
+        );
+    }
+}
+
+/// A usage error: exit 125 before the command starts, one line naming `source`.
+fn assert_refused(out: &Output, source: Source, marker: &Path, what: &str) {
+    assert_eq!(out.code, 125, "{what}: {}{}", out.stdout, out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{what}: {}", out.stderr);
+    assert!(
+        out.stderr.contains(source.name()),
+        "{what}: the error does not name {}: {}",
+        source.name(),
+        out.stderr
+    );
+    assert!(!marker.exists(), "{what}: the command ran");
+}
+
+#[test]
+fn a_url_without_a_host_is_refused_without_printing_it() {
+    for url in hostless_urls() {
+        for source in Source::ALL {
+            let what = format!("{url:?} from {source:?}");
+            let dir = tempfile::tempdir().unwrap();
+            let marker = dir.path().join("ran");
+            let mut run = Crontap::new();
+            source.give(&mut run, &url, dir.path(), false);
+            let out = run.args(["--", "touch"]).arg(&marker).run();
+            assert_refused(&out, source, &marker, &what);
+            assert_no_token(&out, SECRET);
+
+            let mut check = Crontap::new();
+            source.give(&mut check, &url, dir.path(), true);
+            let out = check.run();
+            assert_refused(&out, source, &marker, &format!("check, {what}"));
+            assert_no_token(&out, SECRET);
+        }
+    }
+}
+
+#[test]
+fn a_url_file_may_start_with_a_byte_order_mark() {
+    for source in [Source::File, Source::FileVariable] {
+        let receiver = Receiver::start();
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("\u{feff}{}\n", receiver.url());
+        let mut run = Crontap::new();
+        source.give(&mut run, &text, dir.path(), false);
+        let out = run.sh("exit 0");
+        assert_eq!(out.code, 0, "{source:?}: {}", out.stderr);
+        assert_eq!(receiver.only().target, format!("/ping/{SECRET}"));
+
+        let mut check = Crontap::new();
+        source.give(&mut check, &text, dir.path(), true);
+        let out = check.run();
+        assert_eq!(
+            out.code, 0,
+            "check, {source:?}: {}{}",
+            out.stdout, out.stderr
+        );
+        assert_eq!(receiver.received().len(), 2, "check sent no ping");
+    }
+}
+
+#[test]
+fn blank_lines_and_spaces_around_the_url_in_a_file_are_ignored() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("\n \t\n  {}  \r\n\r\n   \n", receiver.url());
+    let mut run = Crontap::new();
+    Source::File.give(&mut run, &text, dir.path(), false);
+    let out = run.sh("exit 3");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let ping = receiver.only().target;
+    assert!(ping.starts_with(&format!("/ping/{SECRET}/fail?")), "{ping}");
+}
+
+#[test]
+fn a_url_file_with_two_lines_is_refused_naming_the_file_only() {
+    const OTHER: &str = "second-t0ken-4e8b1c9d";
+    let receiver = Receiver::start();
+    let other = format!("http://{}/ping/{OTHER}", receiver.host());
+    for source in [Source::File, Source::FileVariable] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let text = format!("{}\n\n{other}\n", receiver.url());
+        let mut run = Crontap::new();
+        source.give(&mut run, &text, dir.path(), false);
+        let out = run.args(["--", "touch"]).arg(&marker).run();
+        assert_refused(&out, source, &marker, &format!("{source:?}"));
+        let file = dir.path().join("heartbeat-url");
+        assert!(
+            out.stderr.contains(&file.display().to_string()),
+            "{source:?}: the error does not name the file: {}",
+            out.stderr
+        );
+        assert_no_token(&out, SECRET);
+        assert_no_token(&out, OTHER);
+
+        let mut check = Crontap::new();
+        source.give(&mut check, &text, dir.path(), true);
+        let out = check.run();
+        assert_refused(&out, source, &marker, &format!("check, {source:?}"));
+        assert_no_token(&out, SECRET);
+        assert_no_token(&out, OTHER);
+    }
+    assert!(receiver.received().is_empty(), "a ping went out");
 }

@@ -2,9 +2,9 @@
 //!
 //! Every check that can fail on bad input happens here, before the command starts, and
 //! fails with one line naming the option (exit 125). A `CRONTAP_*` variable set to the
-//! empty string counts as unset, for every variable: see [`command_line`]. A state server this build has no
-//! support for (PostgreSQL or Redis without their cargo features) is refused when a run
-//! would use it, so nobody relies on an option that does nothing.
+//! empty string counts as unset, for every variable: see [`command_line`]. A state server
+//! this build has no support for (PostgreSQL or Redis without their cargo features) is
+//! refused when a run would use it, so nobody relies on an option that does nothing.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;

@@ -13,11 +13,14 @@ use nix::sys::stat::FileStat;
 pub fn check(stat: &FileStat, euid: u32) -> Result<(), String> {
     let owner = stat.st_uid;
     if owner != euid && owner != 0 {
+        let allowed = match euid {
+            0 => "root".to_owned(),
+            euid => format!("{} or root", user(euid)),
+        };
         return Err(format!(
-            "is owned by {}, not by {} or root: another account could change what \
+            "is owned by {}, not by {allowed}: another account could change what \
              crontap-run keeps there (chown it, or use another directory)",
             user(owner),
-            user(euid)
         ));
     }
     let mode = stat.st_mode & 0o7777;

@@ -63,7 +63,7 @@ pub const PREFIX: &str = "crontap-run:";
 /// was moved to, if one was), `{"held"}` or `{"done", value}`. KEYS[1]: the name; KEYS[2]:
 /// the job's fencing counter, incremented with every grant; ARGV[1]: our running value;
 /// ARGV[2]: the lease in milliseconds; ARGV[3]: the owner; ARGV[4]: the suffix for a value
-/// moved aside. A running value of this owner is granted: it is this very claim, sent again
+/// moved aside (a number is added when that name is taken; it is kept for 30 days). A running value of this owner is granted: it is this very claim, sent again
 /// after its first reply was lost with the connection.
 const CLAIM: &str = r#"
 local v = redis.call('GET', KEYS[1])
@@ -71,9 +71,15 @@ local aside = nil
 if v then
   local ok, r = pcall(cjson.decode, v)
   if not ok or type(r) ~= 'table' or type(r.status) ~= 'string' or type(r.owner) ~= 'string' then
-    -- Unreadable: moved aside, so that it never blocks the job.
+    -- Unreadable: moved aside, so that it never blocks the job, to a free name (two in
+    -- one second get -2, -3 ...), for 30 days.
     aside = KEYS[1] .. ARGV[4]
-    redis.call('RENAME', KEYS[1], aside)
+    local n = 1
+    while redis.call('RENAMENX', KEYS[1], aside) == 0 do
+      n = n + 1
+      aside = KEYS[1] .. ARGV[4] .. '-' .. n
+    end
+    redis.call('EXPIRE', aside, 2592000)
   elseif r.status == 'succeeded' then
     return {'done', v}
   -- A running value always has a TTL; one without could never expire, so it is taken over.

@@ -758,6 +758,30 @@ fn a_value_that_cannot_be_read_is_moved_aside_and_never_blocks() {
             Claim::Done(_)
         ));
     }
+    // Two moved aside in the same second are both kept, for 30 days.
+    let key_name = "crontap-run:key:twice";
+    for junk in ["first", "second"] {
+        let _: () = server.connect().set(key_name, junk).unwrap();
+        let lease = granted(store.claim(&key("twice"), "run-a").unwrap());
+        store.release(lease).unwrap();
+    }
+    let aside: Vec<String> = server
+        .connect()
+        .keys(format!("{key_name}.corrupt-*"))
+        .unwrap();
+    let mut kept: Vec<String> = aside
+        .iter()
+        .map(|name| server.connect().get(name).unwrap())
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["first", "second"], "{aside:?}");
+    for name in &aside {
+        let ttl = server.pttl(name);
+        assert!(
+            (29 * 86_400_000..=30 * 86_400_000).contains(&ttl),
+            "{name}: {ttl}"
+        );
+    }
     // A status a newer crontap-run wrote is no record at all, and is not moved aside.
     let newer = r#"{"status":"paused","owner":"r","job":"j","updated":1764374401}"#;
     let _: () = server.connect().set("crontap-run:key:k4", newer).unwrap();

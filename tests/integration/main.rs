@@ -3,6 +3,7 @@
 mod harness;
 
 mod check;
+mod clock_step;
 mod corpus;
 mod deadlines;
 mod dry_run;

@@ -27,7 +27,7 @@ pub mod redis;
 pub(crate) mod stats;
 pub(crate) mod store;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -36,6 +36,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result};
 use tokio::sync::watch;
 
+use crate::files::{Check, Dir};
 use crate::run::supervise::LeaseDeadline;
 use crate::scrub::sanitize;
 use location::Remote;
@@ -149,6 +150,12 @@ fn open(plan: &Plan) -> Result<(Box<dyn Store>, String)> {
 
 fn open_with(plan: &Plan, access: Access) -> Result<(Box<dyn Store>, String)> {
     if let Some(remote) = &plan.remote {
+        // The history stays in the state directory: one that is there but that another
+        // account could change is refused before the command, as with the file store. One
+        // that is not there yet is made when the history is written, after the command.
+        if let (Some(dir), Access::Claim) = (&plan.dir, &access) {
+            Dir::open(dir, Check::Private, false).with_context(|| dir_unusable(dir))?;
+        }
         let unusable = format!(
             "the state store {} is unreachable or failing",
             remote.redacted()
@@ -158,16 +165,21 @@ fn open_with(plan: &Plan, access: Access) -> Result<(Box<dyn Store>, String)> {
         return Ok((store, unusable));
     }
     let dir = plan.dir.as_deref().context(disk::NO_DEFAULT_DIR)?;
-    // One line whatever the path holds (a newline in a path would split the message).
-    let unusable = format!(
-        "the state directory {} is unusable (set it with --state-dir or CRONTAP_STATE_DIR)",
-        sanitize::one_line(&dir.display().to_string())
-    );
+    let unusable = dir_unusable(dir);
     let store = match access {
         Access::Claim => file::FileStore::open(dir).with_context(|| unusable.clone())?,
         Access::Look => file::FileStore::at(dir).with_context(|| unusable.clone())?,
     };
     Ok((Box::new(store), unusable))
+}
+
+/// The words for "the state directory `dir` cannot be used", on one line whatever the path
+/// holds (a newline in a path would split the message).
+fn dir_unusable(dir: &Path) -> String {
+    format!(
+        "the state directory {} is unusable (set it with --state-dir or CRONTAP_STATE_DIR)",
+        sanitize::one_line(&dir.display().to_string())
+    )
 }
 
 /// Connects to a state server whose leases last `lease`. Each engine's store is built in

@@ -1004,3 +1004,31 @@ fn the_redis_store_survives_kills_anywhere() {
     let args = ["--state-url", &server.url(), "--state-lease", "3s"].map(str::to_owned);
     crate::kill_anywhere::kill_anywhere(&args, Duration::from_secs(3), 200);
 }
+
+/// The history of a server store's runs stays in the state directory, so one that another
+/// account could change is refused before the command, as with the file store.
+#[test]
+fn a_state_directory_others_can_write_is_refused_with_a_server_store_too() {
+    let server = Server::start();
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::set_permissions(&state, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let marker = dir.path().join("ran");
+    let out = host(&receiver, &server.url(), &state)
+        .args(["--job", "shared", "--no-overlap", "--", "touch"])
+        .arg(&marker)
+        .run();
+    assert_eq!(out.code, 125, "{out:?}");
+    assert!(out.stderr.contains("mode 0777"), "{out:?}");
+    assert!(!marker.exists(), "the command ran");
+    assert!(receiver.only().target.contains("/fail"));
+    // One that is not there yet is made when the history is written.
+    let fresh = dir.path().join("fresh");
+    let out = host(&receiver, &server.url(), &fresh)
+        .args(["--job", "shared", "--no-overlap", "--", "true"])
+        .run();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(fresh.join("history").is_dir());
+}

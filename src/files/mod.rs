@@ -402,6 +402,28 @@ pub fn modified(stat: &FileStat) -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
 }
 
+/// Whether the files of a directory, listed in `entries`, may be judged old by `now`:
+/// only when something other than this run was seen in the directory within `window` of
+/// it (another file changed, or this run's own file `own` before this run changed it,
+/// `own_before`). A run after a clock stepped forward (a VM resumed, a wrong clock at boot)
+/// sees every other file as long gone; this keeps it from removing them. The next run
+/// judges again.
+pub fn may_judge(
+    entries: &[(String, FileStat)],
+    own: &str,
+    own_before: Option<SystemTime>,
+    now: SystemTime,
+    window: Duration,
+) -> bool {
+    let since = now.checked_sub(window).unwrap_or(SystemTime::UNIX_EPOCH);
+    entries
+        .iter()
+        .filter(|(name, _)| name != own)
+        .map(|(_, stat)| modified(stat))
+        .chain(own_before)
+        .any(|seen| seen >= since)
+}
+
 /// Whether `stat` is of the type `kind` (a regular file, a directory).
 pub fn is(stat: &FileStat, kind: SFlag) -> bool {
     SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == kind

@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 use nix::fcntl::Flock;
+use nix::sys::stat::FileStat;
 use serde::{Deserialize, Serialize};
 
 use super::store::{Claim, Found, Lease, RETENTION, Status, Store, Target};
@@ -39,6 +40,16 @@ pub struct FileStore {
     /// Locks held by this process, by lease id.
     held: HashMap<u64, Flock<File>>,
     next_id: u64,
+    /// The lock files this run took, and when each was changed before (for pruning).
+    seen: Vec<Seen>,
+}
+
+/// A lock file this run took: in `locks/` (the job's) or `keys/` (a key's).
+struct Seen {
+    in_locks: bool,
+    name: String,
+    /// When the file was last changed before this run touched it (`None`: it is new).
+    before: Option<SystemTime>,
 }
 
 /// The store's directories, each opened once and checked.
@@ -79,6 +90,7 @@ impl FileStore {
             dirs: Some(dirs),
             held: HashMap::new(),
             next_id: 0,
+            seen: Vec::new(),
         })
     }
 
@@ -107,6 +119,7 @@ impl FileStore {
             dirs,
             held: HashMap::new(),
             next_id: 0,
+            seen: Vec::new(),
         })
     }
 
@@ -169,18 +182,46 @@ impl FileStore {
     /// [`UNSEEN`]; and, everywhere, temporary files a killed writer left and files moved
     /// aside longer ago than [`UNSEEN`]. Fencing counters are never removed: a job's
     /// tokens must only grow.
+    ///
+    /// The 30-day rules apply only when the directory shows that something else ran within
+    /// 30 days ([`files::may_judge`]): a run after a clock stepped forward removes nothing.
     fn prune(&self, now: SystemTime) {
         let Ok(dirs) = self.dirs() else { return };
         let mut budget = PRUNE_MAX;
-        prune_keys(&dirs.keys, now, &mut budget);
-        prune_locks(&dirs.locks, now, &mut budget);
-        prune_leftovers(&dirs.fencing, now, &mut budget);
+        let listed = |dir: &Dir, in_locks: bool| {
+            let own = self.seen.iter().find(|s| s.in_locks == in_locks);
+            let entries = dir.entries().unwrap_or_default();
+            let (name, before) = own.map_or(("", None), |s| (s.name.as_str(), s.before));
+            let recent = files::may_judge(&entries, name, before, now, UNSEEN);
+            (entries, recent)
+        };
+        let (keys, keys_recent) = listed(&dirs.keys, false);
+        let (locks, locks_recent) = listed(&dirs.locks, true);
+        // What ran recently anywhere in the store shows the clock agrees with the files.
+        let judged = keys_recent || locks_recent;
+        prune_keys(&dirs.keys, keys, now, judged, &mut budget);
+        if judged {
+            prune_locks(&dirs.locks, locks, now, &mut budget);
+            if let Ok(entries) = dirs.fencing.entries() {
+                prune_leftovers(&dirs.fencing, entries, now, &mut budget);
+            }
+        }
     }
 }
 
 /// Expired records and their lock files, and orphaned lock files, in `keys/`.
-fn prune_keys(keys: &Dir, now: SystemTime, budget: &mut usize) {
-    let Ok(entries) = keys.entries() else { return };
+/// Only when `judged` (see [`FileStore::prune`]).
+fn prune_keys(
+    keys: &Dir,
+    entries: Vec<(String, FileStat)>,
+    now: SystemTime,
+    judged: bool,
+    budget: &mut usize,
+) {
+    // Not even expired records: a run whose clock is far ahead would remove today's.
+    if !judged {
+        return;
+    }
     // A file changed within the retention cannot have expired: skip it unread.
     let recent = now.checked_sub(RETENTION).unwrap_or(UNIX_EPOCH);
     let mut removed = 0;
@@ -232,8 +273,7 @@ fn prune_keys(keys: &Dir, now: SystemTime, budget: &mut usize) {
 /// The lock files of jobs not seen for [`UNSEEN`] in `locks/`: a run touches its job's
 /// lock file when it takes it, so the file's time is when the job last ran. A lock held
 /// now (a job running for a month) is kept.
-fn prune_locks(locks: &Dir, now: SystemTime, budget: &mut usize) {
-    let Ok(entries) = locks.entries() else { return };
+fn prune_locks(locks: &Dir, entries: Vec<(String, FileStat)>, now: SystemTime, budget: &mut usize) {
     let unseen = now.checked_sub(UNSEEN).unwrap_or(UNIX_EPOCH);
     for (name, stat) in entries {
         if *budget == 0 {
@@ -260,8 +300,12 @@ fn prune_locks(locks: &Dir, now: SystemTime, budget: &mut usize) {
 
 /// Temporary files and files moved aside, alone (the fencing directory has nothing else
 /// that may go).
-fn prune_leftovers(dir: &Dir, now: SystemTime, budget: &mut usize) {
-    let Ok(entries) = dir.entries() else { return };
+fn prune_leftovers(
+    dir: &Dir,
+    entries: Vec<(String, FileStat)>,
+    now: SystemTime,
+    budget: &mut usize,
+) {
     for (name, stat) in entries {
         if *budget == 0 {
             break;
@@ -273,13 +317,8 @@ fn prune_leftovers(dir: &Dir, now: SystemTime, budget: &mut usize) {
 }
 
 /// Removes `name` if it is a temporary file a killed writer left (older than an hour) or
-/// a file moved aside longer ago than [`UNSEEN`]; whether it did.
-pub(crate) fn prune_leftover(
-    dir: &Dir,
-    name: &str,
-    stat: &nix::sys::stat::FileStat,
-    now: SystemTime,
-) -> bool {
+/// a file moved aside longer ago than [`UNSEEN`], both as of `now`; whether it did.
+pub(crate) fn prune_leftover(dir: &Dir, name: &str, stat: &FileStat, now: SystemTime) -> bool {
     let age = now
         .duration_since(files::modified(stat))
         .unwrap_or(Duration::ZERO);
@@ -291,12 +330,23 @@ pub(crate) fn prune_leftover(
 impl Store for FileStore {
     fn claim(&mut self, target: &Target, owner: &str) -> Result<Claim> {
         let (dir, lock_name, record_name) = self.names(target)?;
+        let before = dir
+            .stat(&lock_name)
+            .ok()
+            .flatten()
+            .map(|s| files::modified(&s));
         let Some(lock) = try_lock_patiently(dir, &lock_name)? else {
             return Ok(Claim::Held);
         };
         // The lock file's time says when the job was last seen (see `prune_locks`).
         files::touch(&*lock);
+        let seen = Seen {
+            in_locks: matches!(target, Target::Lock { .. }),
+            name: lock_name,
+            before,
+        };
         let (Some(record_name), Target::Key { key, job, .. }) = (record_name, target) else {
+            self.seen.push(seen);
             return Ok(Claim::Granted(self.grant(target, owner, lock)?));
         };
         let record = match read_record(dir, &record_name)? {
@@ -336,6 +386,7 @@ impl Store for FileStore {
             keep_until: now + RETENTION.as_secs(),
         };
         write_record(dir, &record_name, &record)?;
+        self.seen.push(seen);
         Ok(Claim::Granted(self.grant(target, owner, lock)?))
     }
 

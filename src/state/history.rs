@@ -88,6 +88,7 @@ pub fn append(state_dir: &Path, entry: &Entry) -> Result<()> {
         .expect("created");
     let _lock = dir.lock(LOCK_WAIT)?;
     let name = layout::history(&entry.job);
+    let before = dir.stat(&name).ok().flatten().map(|s| files::modified(&s));
     let mut line = serde_json::to_vec(entry)?;
     line.push(b'\n');
     let mut file = dir.append(&name, PRIVATE)?;
@@ -105,15 +106,20 @@ pub fn append(state_dir: &Path, entry: &Entry) -> Result<()> {
             dir.replace(&name, last_lines(&text).as_bytes(), PRIVATE, true)?;
         }
     }
-    prune(&dir, &name, SystemTime::now());
+    prune(&dir, &name, before, SystemTime::now());
     Ok(())
 }
 
 /// Removes the histories of jobs not seen for [`file::UNSEEN`] (none was appended to
-/// since), and files left by killed writers, but never `current`. The caller holds the
-/// directory's lock, which every append takes.
-fn prune(dir: &Dir, current: &str, now: SystemTime) {
+/// since), and files left by killed writers, but never `current` (changed last at
+/// `before`, until this run). Only when something else was seen within 30 days
+/// ([`files::may_judge`]): a run after a clock stepped forward removes nothing. The caller
+/// holds the directory's lock, which every append takes.
+fn prune(dir: &Dir, current: &str, before: Option<SystemTime>, now: SystemTime) {
     let Ok(entries) = dir.entries() else { return };
+    if !files::may_judge(&entries, current, before, now, file::UNSEEN) {
+        return;
+    }
     let unseen = now
         .checked_sub(file::UNSEEN)
         .unwrap_or(SystemTime::UNIX_EPOCH);

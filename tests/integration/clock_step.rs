@@ -507,3 +507,56 @@ fn ten_years_forward_mid_run_moves_no_timeout() {
 fn ten_years_back_mid_run_moves_no_timeout() {
     timeout_ignores(Step::Back);
 }
+
+/// A run whose clock is 40 days ahead (a wrong clock at boot) finds every other job's files
+/// "not seen for 30 days": it must remove none of them, nor the key records of today, so
+/// that back on the right clock a `--once-per` job that succeeded today is still skipped.
+#[test]
+fn a_run_with_its_clock_far_ahead_removes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    let receiver = Receiver::start();
+    let run = |job: &str, clock: Option<&FakeClock>| {
+        let mut crontap = Crontap::with_url(&receiver.url());
+        crontap.arg("--state-dir").arg(&state).args([
+            "--job",
+            job,
+            "--no-overlap",
+            "--once-per",
+            "1d",
+            "--",
+            "true",
+        ]);
+        if let Some(clock) = clock {
+            clock.under(crontap.command());
+        }
+        crontap.run()
+    };
+    for job in ["backup", "import"] {
+        assert_eq!(run(job, None).code, 0);
+    }
+    let listing = |dir: &str| {
+        let mut names: Vec<String> = std::fs::read_dir(state.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let before: Vec<_> = ["locks", "keys", "history"].map(listing).into();
+    let clock = FakeClock::new(tmp.path());
+    clock.set("+40d");
+    assert_eq!(run("wrong-clock", Some(&clock)).code, 0);
+    for (dir, was) in ["locks", "keys", "history"].iter().zip(&before) {
+        let now = listing(dir);
+        for name in was {
+            assert!(now.contains(name), "{dir}/{name} was removed: {now:?}");
+        }
+    }
+    let out = run("backup", None);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("already succeeded"),
+        "backup ran again: {out:?}"
+    );
+}

@@ -57,9 +57,14 @@ pub fn temp_name(name: &str, random: &str) -> String {
     format!(".{name}.{random}.tmp")
 }
 
-/// Whether `name` is a temporary file of [`temp_name`]'s.
+/// Whether `name` is a temporary file of [`temp_name`]'s: `.<name>.<32 hex digits>.tmp`.
 pub fn is_temp(name: &str) -> bool {
-    name.starts_with('.') && name.ends_with(".tmp")
+    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    rest.rsplit_once('.').is_some_and(|(file, random)| {
+        !file.is_empty() && random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit())
+    })
 }
 
 /// Where an unreadable `name` is moved to (a number is added when it is taken).
@@ -67,9 +72,21 @@ pub fn corrupt_name(name: &str) -> String {
     format!("{name}{}", corrupt_suffix())
 }
 
-/// Whether `name` is a file moved aside by [`corrupt_name`].
+/// Whether `name` is a file moved aside by [`corrupt_name`]: it ends in
+/// `.corrupt-<8 digits>T<6 digits>Z`, or that and `-<number>`. A job's own files never
+/// do (they end in `.lock`, `.json`, `.count` or `.jsonl`), whatever the job is called.
 pub fn is_corrupt(name: &str) -> bool {
-    name.contains(".corrupt-")
+    let Some((_, stamp)) = name.rsplit_once(".corrupt-") else {
+        return false;
+    };
+    let stamp = match stamp.split_once('-') {
+        Some((stamp, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => stamp,
+        Some(_) => return false,
+        None => stamp,
+    };
+    let b = stamp.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    b.len() == 16 && digits(0..8) && b[8] == b'T' && digits(9..15) && b[15] == b'Z'
 }
 
 /// Which directory a path is in.
@@ -109,4 +126,38 @@ pub fn every_path(job: &str, key: &str) -> Vec<Written> {
             path: vec![metrics(job)],
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leftovers_are_told_from_a_jobs_own_files() {
+        let aside = corrupt_name("x.json");
+        assert!(is_corrupt(&aside), "{aside}");
+        assert!(is_corrupt(&format!("{aside}-12")));
+        assert!(is_corrupt("x.count.corrupt-20261201T141500Z"));
+        // Job names may hold `.corrupt-`: their files are theirs.
+        for own in [
+            "disk.corrupt-scan.count",
+            "w.corrupt-x.lock",
+            "a.corrupt-20261201T141500Z.lock",
+            "x.corrupt-20261201T141500Z-",
+            "x.corrupt-20261201T141500Z-a",
+        ] {
+            assert!(!is_corrupt(own), "{own}");
+        }
+        let temp = temp_name("crontap-run-j.prom", &"ab".repeat(16));
+        assert!(is_temp(&temp), "{temp}");
+        for own in [
+            ".tmp",
+            "..tmp",
+            ".x.tmp",
+            ".x.123.tmp",
+            "x.0123456789abcdef0123456789abcdef.tmp",
+        ] {
+            assert!(!is_temp(own), "{own}");
+        }
+    }
 }

@@ -20,6 +20,7 @@
 //! [`layout`] names every path crontap-run writes, which is what the tests enumerate.
 
 pub mod layout;
+mod parents;
 pub mod trust;
 
 use std::fs::File;
@@ -30,11 +31,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use nix::errno::Errno;
-use nix::fcntl::{AT_FDCWD, Flock, FlockArg, OFlag};
+use nix::fcntl::{Flock, FlockArg, OFlag};
 use nix::sys::stat::{FileStat, Mode, SFlag};
 use nix::unistd::UnlinkatFlags;
 
 use crate::scrub::sanitize;
+use trust::Role;
 
 /// Flags of every file opened here.
 const FILE: OFlag = OFlag::O_NOFOLLOW
@@ -74,8 +76,10 @@ impl Dir {
     /// `mkdir -p -m 0700`). `None` when it is missing and not to be created.
     pub fn open(path: &Path, check: Check, create: bool) -> Result<Option<Dir>> {
         let shown = path.to_owned();
-        if create {
-            create_private(path).with_context(|| format!("cannot create {}", show(path)))?;
+        // Plain, so that `dir/` or `dir/.` cannot open what a link named `dir` points to.
+        let path = &parents::plain(path)?;
+        if check == Check::Private && !parents::approach(path, create, &trust::Runner::this())? {
+            return Ok(None);
         }
         let fd = match nix::fcntl::open(path, DIRECTORY, Mode::empty()) {
             Ok(fd) => fd,
@@ -123,7 +127,8 @@ impl Dir {
             let stat = nix::sys::stat::fstat(&self.fd)
                 .map_err(io::Error::from)
                 .with_context(|| format!("cannot read {}", self.shown()))?;
-            if let Err(why) = trust::check(&stat, nix::unistd::geteuid().as_raw()) {
+            let acl = trust::has_acl(&self.fd);
+            if let Err(why) = trust::check(&stat, acl, &trust::Runner::this(), Role::Own) {
                 bail!("{} {why}", self.shown());
             }
         }
@@ -427,30 +432,6 @@ pub fn may_judge(
 /// Whether `stat` is of the type `kind` (a regular file, a directory).
 pub fn is(stat: &FileStat, kind: SFlag) -> bool {
     SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == kind
-}
-
-/// Creates `path` 0700, and its missing parents, unless it is there already (in whatever
-/// form: what it is, is for the open to judge).
-fn create_private(path: &Path) -> io::Result<()> {
-    match nix::sys::stat::mkdirat(AT_FDCWD, path, Mode::from_bits_truncate(0o700)) {
-        Ok(()) | Err(Errno::EEXIST) => Ok(()),
-        Err(Errno::ENOENT) => {
-            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-            let Some(parent) = parent else {
-                return Err(Errno::ENOENT.into());
-            };
-            std::os::unix::fs::DirBuilderExt::mode(
-                std::fs::DirBuilder::new().recursive(true),
-                0o700,
-            )
-            .create(parent)?;
-            match nix::sys::stat::mkdirat(AT_FDCWD, path, Mode::from_bits_truncate(0o700)) {
-                Ok(()) | Err(Errno::EEXIST) => Ok(()),
-                Err(errno) => Err(errno.into()),
-            }
-        }
-        Err(errno) => Err(errno.into()),
-    }
 }
 
 /// Why a directory could not be opened, in words an operator can act on; `link` says

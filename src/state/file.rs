@@ -324,6 +324,8 @@ pub(crate) fn prune_leftover(dir: &Dir, name: &str, stat: &FileStat, now: System
         .unwrap_or(Duration::ZERO);
     let stale =
         (layout::is_temp(name) && age > TEMP_STALE) || (layout::is_corrupt(name) && age > UNSEEN);
+    // A counter is never removed, whatever its name looks like.
+    let stale = stale && !name.ends_with(".count");
     stale && files::is(stat, nix::sys::stat::SFlag::S_IFREG) && dir.remove(name).is_ok()
 }
 
@@ -658,7 +660,8 @@ mod tests {
         assert_eq!(fs::read_dir(tmp.path().join("keys")).unwrap().count(), 2);
         // ...but seen from beyond the retention it goes, lock file and all, as does a
         // temporary file a killed writer left.
-        fs::write(tmp.path().join("keys/.x.json.1.2.tmp"), "").unwrap();
+        let temp = layout::temp_name("x.json", &"0".repeat(32));
+        fs::write(tmp.path().join("keys").join(temp), "").unwrap();
         store.prune(SystemTime::now() + RETENTION + Duration::from_secs(60));
         assert_eq!(fs::read_dir(tmp.path().join("keys")).unwrap().count(), 0);
     }

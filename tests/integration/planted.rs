@@ -173,18 +173,48 @@ fn a_state_directory_another_account_could_change_is_refused_before_the_command(
     fs::create_dir_all(inner.join("locks")).unwrap();
     chmod(&inner, 0o700);
     chown(&inner.join("locks"), other);
+    // Group-writable for a group crontap-run is not in.
+    let foreign = tmp.path().join("foreign-group");
+    fs::create_dir(&foreign).unwrap();
+    std::os::unix::fs::chown(&foreign, Some(0), Some(other.1)).unwrap();
+    chmod(&foreign, 0o2775);
+    // A directory of root's own, in one that another account owns: it could be swapped.
+    let parent = tmp.path().join("parent-of-nobody");
+    fs::create_dir(&parent).unwrap();
+    chown(&parent, other);
+    fs::create_dir(parent.join("state")).unwrap();
+    chmod(&parent.join("state"), 0o700);
+    // A link another account planted on the way, to a directory of root's.
+    let victim = Victim::new(tmp.path());
+    let shared = tmp.path().join("shared");
+    fs::create_dir(&shared).unwrap();
+    chown(&shared, other);
+    symlink(&victim.dir, shared.join("link")).unwrap();
+    // The state directory itself a link, named with a trailing slash or `/.`.
+    let real = tmp.path().join("real");
+    fs::create_dir(&real).unwrap();
+    chmod(&real, 0o700);
+    let linked = tmp.path().join("linked");
+    symlink(&real, &linked).unwrap();
+    let slash = PathBuf::from(format!("{}/", linked.display()));
+    let dot = linked.join(".");
     let cases = [
-        (&owned, owned.clone(), "is owned by uid"),
-        (&open, open.clone(), "mode 0777"),
-        (&sticky, sticky.clone(), "mode 1777"),
-        (&inner, inner.join("locks"), "is owned by uid"),
+        (owned.clone(), owned.clone(), "is owned by uid"),
+        (open.clone(), open.clone(), "mode 0777"),
+        (sticky.clone(), sticky.clone(), "mode 1777"),
+        (inner.clone(), inner.join("locks"), "is owned by uid"),
+        (foreign.clone(), foreign.clone(), "written by the group"),
+        (parent.join("state"), parent.clone(), "is owned by uid"),
+        (shared.join("link/state"), shared.clone(), "is owned by uid"),
+        (slash, linked.clone(), "symbolic link"),
+        (dot, linked.clone(), "symbolic link"),
     ];
     for (dir, named, why) in cases {
         let receiver = Receiver::start();
         let marker = tmp.path().join("ran");
         let out = Crontap::with_url(&receiver.url())
             .arg("--state-dir")
-            .arg(dir)
+            .arg(&dir)
             .args(["--job", JOB, "--no-overlap", "--", "touch"])
             .arg(&marker)
             .run();
@@ -203,6 +233,8 @@ fn a_state_directory_another_account_could_change_is_refused_before_the_command(
         assert!(ping.target.contains("/fail"), "{}", ping.target);
         assert!(ping.msg().unwrap().contains(why), "{:?}", ping.msg());
     }
+    victim.assert_untouched("a link on the way to the state directory");
+    assert_eq!(fs::read_dir(&real).unwrap().count(), 0, "the linked directory was used");
 }
 
 #[test]

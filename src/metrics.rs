@@ -97,8 +97,10 @@ fn write(target: &Target, run: &Run) -> Result<()> {
     let dir = Dir::open(&target.dir, Check::Shared, false)?
         .with_context(|| format!("the metrics directory {} does not exist", show(&target.dir)))?;
     let name = layout::metrics(&target.job);
-    // Runs of the same job that end together take turns, so that none loses another's count.
-    let _turn = dir.lock(LOCK_WAIT)?;
+    // Runs of the same job that end together take turns, so that none loses another's
+    // count. On a lock file of the job's own, which only root (or the user) can open, not
+    // on the directory, which anyone who can read it could lock for ever.
+    let _turn = dir.lock_file_within(&layout::metrics_lock(&target.job), LOCK_WAIT)?;
     let previous = match dir.read(&name) {
         Ok(Some(bytes)) => parse(&String::from_utf8_lossy(&bytes)),
         Ok(None) => Values::default(),
@@ -126,9 +128,9 @@ fn updated(mut values: Values, run: &Run) -> Values {
         .iter()
         .position(|c| *c == run.result)
         .unwrap_or(1);
-    values.runs[index] += 1;
+    values.runs[index] = values.runs[index].saturating_add(1);
     if run.ping_failed {
-        values.ping_failures += 1;
+        values.ping_failures = values.ping_failures.saturating_add(1);
     }
     if run.result != Counted::Skipped {
         values.last = Some(Last {
@@ -349,11 +351,16 @@ mod tests {
         };
         write(&target, &run(Counted::Succeeded, 0, false)).unwrap();
         write(&target, &run(Counted::Succeeded, 0, false)).unwrap();
-        let names: Vec<_> = std::fs::read_dir(tmp.path())
+        let mut names: Vec<_> = std::fs::read_dir(tmp.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        assert_eq!(names, ["crontap-run-j.prom"], "no temporary file is left");
+        names.sort();
+        assert_eq!(
+            names,
+            [".crontap-run-j.prom.lock", "crontap-run-j.prom"],
+            "no temporary file is left"
+        );
         let text = std::fs::read_to_string(tmp.path().join(layout::metrics("j"))).unwrap();
         assert!(text.contains("result=\"succeeded\"} 2\n"), "{text}");
     }

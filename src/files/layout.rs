@@ -9,6 +9,7 @@
 //! <state dir>/fencing/<job>.lock      flock held while the token is taken
 //! <state dir>/history/<job>.jsonl     one line per run
 //! <metrics dir>/crontap-run-<job>.prom
+//! <metrics dir>/.crontap-run-<job>.prom.lock   flock held while the file is rewritten
 //! ```
 //!
 //! Beside each file that is replaced whole: `.<name>.<32 random hex digits>.tmp` while it
@@ -50,6 +51,11 @@ pub fn history(job: &str) -> String {
 /// Not `*.prom` while it is written, so the textfile collector never reads half of it.
 pub fn metrics(job: &str) -> String {
     format!("crontap-run-{job}.prom")
+}
+
+/// The lock runs of `job` take turns on to rewrite its metrics file.
+pub fn metrics_lock(job: &str) -> String {
+    format!(".crontap-run-{job}.prom.lock")
 }
 
 /// The temporary file a new `name` is written to.
@@ -124,6 +130,10 @@ pub fn every_path(job: &str, key: &str) -> Vec<Written> {
         Written {
             area: Area::Metrics,
             path: vec![metrics(job)],
+        },
+        Written {
+            area: Area::Metrics,
+            path: vec![metrics_lock(job)],
         },
     ]
 }

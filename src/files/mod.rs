@@ -20,22 +20,26 @@
 //! [`layout`] names every path crontap-run writes, which is what the tests enumerate.
 
 pub mod layout;
+mod lock;
 mod parents;
+mod plain;
+mod times;
 pub mod trust;
 
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use nix::errno::Errno;
-use nix::fcntl::{Flock, FlockArg, OFlag};
+use nix::fcntl::OFlag;
 use nix::sys::stat::{FileStat, Mode, SFlag};
 use nix::unistd::UnlinkatFlags;
 
 use crate::scrub::sanitize;
+pub use plain::NotPlain;
+pub use times::{may_judge, modified, touch};
 use trust::Role;
 
 /// Flags of every file opened here.
@@ -48,6 +52,10 @@ const DIRECTORY: OFlag = OFlag::O_DIRECTORY
     .union(OFlag::O_NOFOLLOW)
     .union(OFlag::O_CLOEXEC)
     .union(OFlag::O_RDONLY);
+
+/// The most [`Dir::read`] reads: a history is trimmed at 512 KiB, and a record, a counter
+/// or a metrics file takes a few hundred bytes.
+pub const READ_MAX: u64 = 16 << 20;
 
 /// The mode of files only crontap-run reads (state), and of those others read (metrics).
 pub const PRIVATE: u32 = 0o600;
@@ -97,6 +105,17 @@ impl Dir {
     /// The directory `name` in this one, checked as `check` says; made 0700 when missing
     /// and `create`. `None` when it is missing and not to be created.
     pub fn sub(&self, name: &str, check: Check, create: bool) -> Result<Option<Dir>> {
+        // Where a directory of crontap-run's should be, a link or a file (planted, or left
+        // by a restore) is moved aside, so that it never blocks a job for good.
+        let odd = |stat: FileStat| !is(&stat, SFlag::S_IFDIR);
+        if create && self.stat(name).is_ok_and(|stat| stat.is_some_and(odd)) {
+            let aside = self.move_aside(name)?;
+            tracing::warn!(
+                "{} was not a directory; moved it to {} and made one",
+                self.shown_of(name),
+                self.shown_of(&aside)
+            );
+        }
         let shown = self.shown.join(name);
         if create {
             match nix::sys::stat::mkdirat(&self.fd, name, Mode::from_bits_truncate(0o700)) {
@@ -155,24 +174,55 @@ impl Dir {
         ) {
             Ok(fd) => fd,
             Err(Errno::ENOENT) if !flags.contains(OFlag::O_CREAT) => return Ok(None),
-            Err(Errno::ELOOP) => return Err(symlink()),
+            Err(Errno::ELOOP) => return Err(NotPlain::Link.into()),
+            // A directory opened for writing.
+            Err(Errno::EISDIR) => return Err(NotPlain::Other.into()),
             Err(errno) => return Err(errno.into()),
         };
         let stat = nix::sys::stat::fstat(&fd)?;
         if !is(&stat, SFlag::S_IFREG) {
-            return Err(io::Error::other("not a regular file"));
+            return Err(NotPlain::Other.into());
+        }
+        // Written through, a second name would change a file elsewhere.
+        let writes = flags.intersects(OFlag::O_WRONLY | OFlag::O_RDWR);
+        if writes && stat.st_nlink > 1 {
+            return Err(NotPlain::HardLinked.into());
         }
         Ok(Some(File::from(fd)))
     }
 
-    /// What the file `name` holds; `None` when there is none.
+    /// [`Dir::open_file`] for writing; a link, a FIFO, a directory or a hard-linked file
+    /// found at `name` (planted, or left by a restore) is moved aside, with one warning,
+    /// and a plain file made: it must not block the job for good.
+    fn open_plain(&self, name: &str, flags: OFlag, mode: u32) -> io::Result<File> {
+        let flags = flags | OFlag::O_CREAT;
+        match self.open_file(name, flags, mode) {
+            Err(err) if NotPlain::of(&err).is_some() => {
+                let aside = self.move_aside(name).map_err(io::Error::other)?;
+                tracing::warn!(
+                    "{} was not a plain file ({err}); moved it to {} and made a new one",
+                    self.shown_of(name),
+                    self.shown_of(&aside)
+                );
+                let file = self.open_file(name, flags, mode)?;
+                Ok(file.expect("O_CREAT makes the file"))
+            }
+            opened => Ok(opened?.expect("O_CREAT makes the file")),
+        }
+    }
+
+    /// What the file `name` holds; `None` when there is none. A file larger than
+    /// [`READ_MAX`] is refused unread (nothing crontap-run writes comes near it).
     pub fn read(&self, name: &str) -> Result<Option<Vec<u8>>> {
         let read = || -> io::Result<Option<Vec<u8>>> {
-            let Some(mut file) = self.open_file(name, OFlag::O_RDONLY, 0)? else {
+            let Some(file) = self.open_file(name, OFlag::O_RDONLY, 0)? else {
                 return Ok(None);
             };
             let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes)?;
+            file.take(READ_MAX + 1).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > READ_MAX {
+                return Err(NotPlain::TooLarge.into());
+            }
             Ok(Some(bytes))
         };
         read().with_context(|| format!("cannot read {}", self.shown_of(name)))
@@ -180,13 +230,8 @@ impl Dir {
 
     /// Opens `name` for appending, creating it with `mode`.
     pub fn append(&self, name: &str, mode: u32) -> Result<File> {
-        self.open_file(
-            name,
-            OFlag::O_WRONLY | OFlag::O_APPEND | OFlag::O_CREAT,
-            mode,
-        )
-        .map(|file| file.expect("O_CREAT makes the file"))
-        .with_context(|| format!("cannot open {}", self.shown_of(name)))
+        self.open_plain(name, OFlag::O_WRONLY | OFlag::O_APPEND, mode)
+            .with_context(|| format!("cannot open {}", self.shown_of(name)))
     }
 
     /// Replaces `name` with `contents`: written to a new file of an unguessable name,
@@ -201,7 +246,14 @@ impl Dir {
             if durable {
                 file.sync_all()?;
             }
-            nix::fcntl::renameat(&self.fd, temp.as_str(), &self.fd, name)?;
+            match nix::fcntl::renameat(&self.fd, temp.as_str(), &self.fd, name) {
+                // A directory there: moved aside, as any odd file is.
+                Err(Errno::EISDIR | Errno::ENOTEMPTY | Errno::EEXIST) => {
+                    self.move_aside(name).map_err(io::Error::other)?;
+                    nix::fcntl::renameat(&self.fd, temp.as_str(), &self.fd, name)?;
+                }
+                renamed => renamed?,
+            }
             if durable {
                 self.sync()?;
             }
@@ -225,87 +277,6 @@ impl Dir {
                 Err(err) => return Err(err),
             }
         }
-    }
-
-    /// Takes the `flock(2)` lock of the file `name` (created 0600 if missing), waiting for
-    /// it when `wait`: `None` when another process holds it and `wait` is false. Lock
-    /// files may be removed by the process holding their lock (pruning), and a lock on a
-    /// removed file protects nothing: after locking, `name` must still be the locked file,
-    /// or the lock is taken again on the new one. The file is close-on-exec, so the job
-    /// never inherits the lock.
-    pub fn lock_file(&self, name: &str, wait: bool) -> Result<Option<Flock<File>>> {
-        let context = || format!("cannot lock {}", self.shown_of(name));
-        let how = match wait {
-            true => FlockArg::LockExclusive,
-            false => FlockArg::LockExclusiveNonblock,
-        };
-        loop {
-            let file = self
-                .open_file(name, OFlag::O_RDWR | OFlag::O_CREAT, PRIVATE)
-                .with_context(context)?
-                .expect("O_CREAT makes the file");
-            let locked = match Flock::lock(file, how) {
-                Ok(locked) => locked,
-                Err((_, Errno::EWOULDBLOCK)) => return Ok(None),
-                Err((_, Errno::EINTR)) => continue,
-                Err((_, errno)) => return Err(io::Error::from(errno)).with_context(context),
-            };
-            let held = nix::sys::stat::fstat(&*locked).map_err(io::Error::from)?;
-            match self.stat(name).with_context(context)? {
-                Some(now) if now.st_dev == held.st_dev && now.st_ino == held.st_ino => {
-                    return Ok(Some(locked));
-                }
-                _ => continue,
-            }
-        }
-    }
-
-    /// Takes the lock of this directory itself, waiting up to `patience`: for changes that
-    /// take moments, so that no lock file is needed.
-    pub fn lock(&self, patience: Duration) -> Result<Flock<OwnedFd>> {
-        let deadline = Instant::now() + patience;
-        let context = || format!("cannot lock {}", self.shown());
-        let mut fd = self.fd.try_clone().with_context(context)?;
-        loop {
-            match Flock::lock(fd, FlockArg::LockExclusiveNonblock) {
-                Ok(locked) => return Ok(locked),
-                Err((back, Errno::EWOULDBLOCK | Errno::EINTR)) if Instant::now() < deadline => {
-                    fd = back;
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                Err((_, Errno::EWOULDBLOCK)) => bail!(
-                    "{} stayed locked by another run for {}",
-                    self.shown(),
-                    humantime::format_duration(patience)
-                ),
-                Err((_, errno)) => return Err(io::Error::from(errno)).with_context(context),
-            }
-        }
-    }
-
-    /// Whether a process holds the `flock(2)` lock of `name` (an absent file is not
-    /// locked), read from the kernel's lock table (`/proc/locks`) without taking the lock:
-    /// for `--dry-run`, which must not make a real run that claims at the same moment skip.
-    pub fn is_locked(&self, name: &str) -> Result<bool> {
-        let Some(stat) = self
-            .stat(name)
-            .with_context(|| format!("cannot read {}", self.shown_of(name)))?
-        else {
-            return Ok(false);
-        };
-        let table = std::fs::read_to_string("/proc/locks").context("cannot read /proc/locks")?;
-        // Lines read `1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF`, the
-        // device numbers in hex; waiters' lines have `->` after the number.
-        let file = format!(
-            "{:02x}:{:02x}:{}",
-            nix::sys::stat::major(stat.st_dev),
-            nix::sys::stat::minor(stat.st_dev),
-            stat.st_ino
-        );
-        Ok(table.lines().any(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            fields.get(1) == Some(&"FLOCK") && fields.get(5) == Some(&file.as_str())
-        }))
     }
 
     /// What `name` is (a link itself, not what it points to); `None` when it is absent.
@@ -341,6 +312,15 @@ impl Dir {
                     return Ok(aside);
                 }
                 Err(Errno::EEXIST) => continue,
+                // A directory cannot be linked: renamed to a name seen free a moment ago
+                // (only those trusted with the directory could take it meanwhile).
+                Err(Errno::EPERM) if matches!(self.stat(&aside), Ok(None)) => {
+                    nix::fcntl::renameat(&self.fd, name, &self.fd, aside.as_str())
+                        .map_err(io::Error::from)
+                        .with_context(|| format!("cannot move {} aside", self.shown_of(name)))?;
+                    let _ = self.sync();
+                    return Ok(aside);
+                }
                 Err(errno) => {
                     return Err(io::Error::from(errno))
                         .with_context(|| format!("cannot move {} aside", self.shown_of(name)));
@@ -394,41 +374,6 @@ impl Dir {
     }
 }
 
-/// Sets the modification time of an open file to now: a lock file's time says when its
-/// job last ran, for pruning.
-pub fn touch(file: &impl AsFd) {
-    let now = nix::sys::time::TimeSpec::UTIME_NOW;
-    let _ = nix::sys::stat::futimens(file, &now, &now);
-}
-
-/// When `stat`'s file was last changed, by the wall clock.
-pub fn modified(stat: &FileStat) -> SystemTime {
-    let secs = u64::try_from(stat.st_mtime).unwrap_or(0);
-    SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
-}
-
-/// Whether the files of a directory, listed in `entries`, may be judged old by `now`:
-/// only when something other than this run was seen in the directory within `window` of
-/// it (another file changed, or this run's own file `own` before this run changed it,
-/// `own_before`). A run after a clock stepped forward (a VM resumed, a wrong clock at boot)
-/// sees every other file as long gone; this keeps it from removing them. The next run
-/// judges again.
-pub fn may_judge(
-    entries: &[(String, FileStat)],
-    own: &str,
-    own_before: Option<SystemTime>,
-    now: SystemTime,
-    window: Duration,
-) -> bool {
-    let since = now.checked_sub(window).unwrap_or(SystemTime::UNIX_EPOCH);
-    entries
-        .iter()
-        .filter(|(name, _)| name != own)
-        .map(|(_, stat)| modified(stat))
-        .chain(own_before)
-        .any(|seen| seen >= since)
-}
-
 /// Whether `stat` is of the type `kind` (a regular file, a directory).
 pub fn is(stat: &FileStat, kind: SFlag) -> bool {
     SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == kind
@@ -447,10 +392,6 @@ fn refusal(path: &Path, errno: Errno, link: bool) -> anyhow::Error {
         errno => anyhow::Error::from(io::Error::from(errno))
             .context(format!("cannot open {}", show(path))),
     }
-}
-
-fn symlink() -> io::Error {
-    io::Error::other("it is a symbolic link, which crontap-run does not follow")
 }
 
 /// 32 hex digits from the kernel's random source.

@@ -2,7 +2,8 @@
 //! place, nothing moved aside over another, and only trusted directories used.
 
 use std::fs;
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::Path;
 
 use super::*;
@@ -53,8 +54,16 @@ fn no_link_is_followed() {
     symlink(tmp.path().join("elsewhere"), tmp.path().join("state/sub")).unwrap();
     let err = dir.read("read").unwrap_err();
     assert!(format!("{err:#}").contains("symbolic link"), "{err:#}");
-    assert!(dir.append("append", PRIVATE).is_err());
-    assert!(dir.lock_file("lock", false).is_err());
+    // Writing moves the link aside and makes a file of its own.
+    dir.append("append", PRIVATE)
+        .unwrap()
+        .write_all(b"x")
+        .unwrap();
+    drop(dir.lock_file("lock", false).unwrap());
+    for name in ["append", "lock"] {
+        let path = tmp.path().join("state").join(name);
+        assert!(fs::symlink_metadata(path).unwrap().is_file(), "{name}");
+    }
     // Replacing renames over the link itself: the victim is untouched.
     dir.replace("replace", b"new", PRIVATE, false).unwrap();
     assert!(
@@ -80,7 +89,6 @@ fn a_fifo_is_refused_not_waited_on() {
     nix::unistd::mkfifo(&tmp.path().join("pipe"), Mode::from_bits_truncate(0o600)).unwrap();
     let err = dir.read("pipe").unwrap_err();
     assert!(format!("{err:#}").contains("not a regular file"), "{err:#}");
-    assert!(dir.lock_file("pipe", false).is_err());
 }
 
 #[test]
@@ -149,4 +157,60 @@ fn a_directory_others_can_write_is_refused() {
     // A group-writable one (a Kubernetes fsGroup volume) is crontap-run's.
     fs::set_permissions(&shared, fs::Permissions::from_mode(0o2775)).unwrap();
     assert!(Dir::open(&shared, Check::Private, true).is_ok());
+}
+
+#[test]
+fn an_odd_file_where_one_is_written_is_moved_aside_not_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = private(tmp.path());
+    let victim = tmp.path().join("victim");
+    fs::write(&victim, "precious").unwrap();
+    nix::unistd::mkfifo(
+        &tmp.path().join("fifo.lock"),
+        Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    symlink(&victim, tmp.path().join("link.jsonl")).unwrap();
+    fs::hard_link(&victim, tmp.path().join("hard.jsonl")).unwrap();
+    fs::create_dir(tmp.path().join("dir.json")).unwrap();
+    drop(dir.lock_file("fifo.lock", false).unwrap().expect("free"));
+    dir.append("link.jsonl", PRIVATE)
+        .unwrap()
+        .write_all(b"line\n")
+        .unwrap();
+    dir.append("hard.jsonl", PRIVATE)
+        .unwrap()
+        .write_all(b"line\n")
+        .unwrap();
+    dir.replace("dir.json", b"{}", PRIVATE, false).unwrap();
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+    for name in ["fifo.lock", "link.jsonl", "hard.jsonl", "dir.json"] {
+        let meta = fs::symlink_metadata(tmp.path().join(name)).unwrap();
+        assert!(meta.is_file() && meta.nlink() == 1, "{name}: {meta:?}");
+        let aside = fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(&format!("{name}.corrupt-"))
+            })
+            .count();
+        assert_eq!(aside, 1, "{name} was not moved aside");
+    }
+}
+
+#[test]
+fn a_file_larger_than_any_crontap_run_writes_is_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = private(tmp.path());
+    let file = fs::File::create(tmp.path().join("huge.prom")).unwrap();
+    file.set_len(READ_MAX + 1).unwrap();
+    let err = dir.read("huge.prom").unwrap_err();
+    assert!(NotPlain::in_chain(&err), "{err:#}");
+    file.set_len(READ_MAX).unwrap();
+    assert_eq!(
+        dir.read("huge.prom").unwrap().unwrap().len() as u64,
+        READ_MAX
+    );
 }

@@ -19,7 +19,7 @@ use nix::sys::stat::FileStat;
 use serde::{Deserialize, Serialize};
 
 use super::store::{Claim, Found, Lease, RETENTION, Status, Store, Target};
-use crate::files::{self, Check, Dir, PRIVATE, layout};
+use crate::files::{self, Check, Dir, NotPlain, PRIVATE, layout};
 
 /// 9999-12-31T23:59:59Z, the last time RFC 3339 can write.
 const LAST_SECOND: u64 = 253_402_300_799;
@@ -86,6 +86,9 @@ impl FileStore {
             keys: sub(layout::KEYS)?,
             fencing: sub(layout::FENCING)?,
         };
+        // The history is written after the command; one another account could change is
+        // refused before it, with the rest of the store.
+        sub(layout::HISTORY)?;
         Ok(FileStore {
             dirs: Some(dirs),
             held: HashMap::new(),
@@ -162,7 +165,12 @@ impl FileStore {
         let dir = &self.dirs()?.fencing;
         let _lock = dir.lock_file(&layout::fencing_lock(job), true)?;
         let name = layout::fencing_count(job);
-        let last = match dir.read(&name)? {
+        let read = match dir.read(&name) {
+            // A link, a FIFO or a directory is as unreadable as a damaged counter.
+            Err(err) if NotPlain::in_chain(&err) => Some(Vec::new()),
+            read => read?,
+        };
+        let last = match read {
             Some(text) => match String::from_utf8_lossy(&text).trim().parse::<u64>() {
                 Ok(last) => last,
                 Err(_) => {
@@ -172,7 +180,12 @@ impl FileStore {
             },
             None => 0,
         };
-        let next = last + 1;
+        let next = last.checked_add(1).with_context(|| {
+            format!(
+                "the fencing counter {} is at its limit",
+                dir.shown_of(&name)
+            )
+        })?;
         dir.replace(&name, format!("{next}\n").as_bytes(), PRIVATE, true)?;
         Ok(next)
     }
@@ -514,7 +527,12 @@ enum OnDisk {
 /// Reads a record. Only a failure to read the file is an error; what it holds is judged by
 /// the caller.
 fn read_record(dir: &Dir, name: &str) -> Result<OnDisk> {
-    Ok(match dir.read(name)? {
+    let read = match dir.read(name) {
+        // A link, a FIFO or a directory is no record either.
+        Err(err) if NotPlain::in_chain(&err) => return Ok(OnDisk::Unreadable),
+        read => read?,
+    };
+    Ok(match read {
         Some(bytes) => match serde_json::from_slice::<Record>(&bytes) {
             Ok(record) if record.status != Status::Unknown => OnDisk::Readable(record),
             // A newer crontap-run's status: as if there were no record (see `Status`).

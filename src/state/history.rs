@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use nix::sys::stat::SFlag;
 use serde::{Deserialize, Serialize};
 
-use crate::files::{self, Check, Dir, PRIVATE, layout};
+use crate::files::{self, Check, Dir, NotPlain, PRIVATE, layout};
 
 use crate::report::PingResult;
 use crate::run::outcome::HumanDuration;
@@ -179,8 +179,16 @@ pub fn read(state_dir: &Path, job: Option<&str>, limit: usize) -> Result<Vec<Ent
     };
     let mut entries = Vec::new();
     for name in names {
-        let Some(bytes) = dir.read(&name)? else {
-            continue;
+        let bytes = match dir.read(&name) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => continue,
+            // A link or a FIFO where a history should be is not one; the next append moves
+            // it aside.
+            Err(err) if NotPlain::in_chain(&err) => {
+                tracing::warn!("{err:#}; left out");
+                continue;
+            }
+            Err(err) => return Err(err),
         };
         let text = String::from_utf8_lossy(&bytes);
         entries.extend(

@@ -75,6 +75,33 @@ impl Victim {
     }
 }
 
+/// What is planted where crontap-run writes.
+#[derive(Debug, Clone, Copy)]
+enum Plant {
+    /// A symbolic link to the victim (its file, or its directory).
+    Link,
+    /// A FIFO, which would hang a reader that opened it.
+    Fifo,
+    /// A second name of the victim file.
+    HardLink,
+    /// A plain file where a directory should be.
+    File,
+}
+
+impl Plant {
+    fn at(self, path: &Path, victim: &Victim, is_dir: bool) {
+        match self {
+            Plant::Link if is_dir => symlink(&victim.dir, path).unwrap(),
+            Plant::Link => symlink(&victim.file, path).unwrap(),
+            Plant::Fifo => {
+                nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o666)).unwrap()
+            }
+            Plant::HardLink => fs::hard_link(&victim.file, path).unwrap(),
+            Plant::File => fs::write(path, "not a directory").unwrap(),
+        }
+    }
+}
+
 /// A run that writes every path there is: a lock, a key (and so its record and a fencing
 /// token), history and metrics.
 fn full_run(receiver: &Receiver, state: &Path, metrics: &Path, marker: &Path) -> Output {
@@ -107,7 +134,17 @@ fn a_link_planted_at_any_path_crontap_run_writes_is_never_followed() {
             "{suffix} in {names:?}"
         );
     }
-    for written in every {
+    let cases = every.into_iter().flat_map(|written| {
+        let is_dir = written.path.len() == 1 && written.area == Area::State;
+        let plants = match is_dir {
+            true => vec![Plant::Link, Plant::File],
+            false => vec![Plant::Link, Plant::Fifo, Plant::HardLink],
+        };
+        plants
+            .into_iter()
+            .map(move |plant| (written.clone(), plant, is_dir))
+    });
+    for (written, plant, is_dir) in cases {
         let tmp = tempfile::tempdir().unwrap();
         let victim = Victim::new(tmp.path());
         let state = tmp.path().join("state");
@@ -128,29 +165,30 @@ fn a_link_planted_at_any_path_crontap_run_writes_is_never_followed() {
             fs::create_dir(&at).unwrap();
             chmod(&at, 0o700);
         }
-        let link = at.join(last);
-        let is_dir = parents.is_empty() && written.area == Area::State;
-        symlink(if is_dir { &victim.dir } else { &victim.file }, &link).unwrap();
-        let what = written.path.join("/");
+        plant.at(&at.join(last), &victim, is_dir);
+        let what = format!("{plant:?} at {}", written.path.join("/"));
         let receiver = Receiver::start();
         let marker = tmp.path().join("ran");
         // Twice: the second run finds what the first left.
         for round in 0..2 {
             let out = full_run(&receiver, &state, &metrics, &marker);
             victim.assert_untouched(&format!("{what}, run {round}"));
-            match out.code {
-                // Refused before the command, with a fail ping.
-                125 => assert!(
-                    receiver
-                        .received()
-                        .iter()
-                        .any(|r| r.target.contains("/fail")),
-                    "{what}: {out:?}"
-                ),
-                0 => assert!(marker.exists(), "{what}: exit 0 without running: {out:?}"),
-                _ => panic!("{what}: {out:?}"),
-            }
+            // Moved aside, never followed, and the job runs as it would have.
+            assert_eq!(out.code, 0, "{what}, run {round}: {out:?}");
+            let runs = fs::read_to_string(&marker)
+                .unwrap_or_default()
+                .lines()
+                .count();
+            assert_eq!(runs, 1, "{what}, run {round}: the command ran {runs} times");
         }
+        assert!(
+            !receiver
+                .received()
+                .iter()
+                .any(|r| r.target.contains("/fail")),
+            "{what}: {:?}",
+            receiver.received()
+        );
     }
 }
 
@@ -234,7 +272,11 @@ fn a_state_directory_another_account_could_change_is_refused_before_the_command(
         assert!(ping.msg().unwrap().contains(why), "{:?}", ping.msg());
     }
     victim.assert_untouched("a link on the way to the state directory");
-    assert_eq!(fs::read_dir(&real).unwrap().count(), 0, "the linked directory was used");
+    assert_eq!(
+        fs::read_dir(&real).unwrap().count(),
+        0,
+        "the linked directory was used"
+    );
 }
 
 #[test]
@@ -294,6 +336,22 @@ fn a_metrics_directory_of_another_account_is_written_without_following_its_links
         assert!(text.contains(&count), "{text}");
         assert_eq!(fs::metadata(&file).unwrap().mode() & 0o777, 0o644);
     }
+    // Anyone who can read the directory can lock it: that must not stop the rewrite.
+    let held = nix::fcntl::Flock::lock(
+        fs::File::open(&metrics).unwrap(),
+        nix::fcntl::FlockArg::LockExclusiveNonblock,
+    )
+    .unwrap();
+    let out = Crontap::with_url(&receiver.url())
+        .arg("--metrics-dir")
+        .arg(&metrics)
+        .args(["--job", JOB, "--", "true"])
+        .run();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    let text = fs::read_to_string(metrics.join(layout::metrics(JOB))).unwrap();
+    assert!(text.contains("result=\"succeeded\"} 3"), "{text}");
+    drop(held);
     // A link at the metrics file itself: replaced by the file, never written through.
     let file = metrics.join(layout::metrics(JOB));
     fs::remove_file(&file).unwrap();

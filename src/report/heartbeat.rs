@@ -91,7 +91,12 @@ pub(crate) fn read_url_file(path: &Path, source: &str) -> Result<String> {
     let text = String::from_utf8(text)
         .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    // Every kind of line break counts as one (a lone CR, VT, FF, NEL, U+2028, U+2029), so
+    // that no second line is glued onto the URL.
+    let mut lines = text
+        .split(is_line_break)
+        .map(str::trim)
+        .filter(|line| !line.is_empty());
     let url = lines.next().unwrap_or_default();
     if lines.next().is_some() {
         bail!("{source}: the file has more than one line; it must hold the URL alone");
@@ -99,12 +104,28 @@ pub(crate) fn read_url_file(path: &Path, source: &str) -> Result<String> {
     Ok(url.to_owned())
 }
 
+/// Whether `c` ends a line in some convention: LF, CR, VT, FF, NEL, U+2028 and U+2029.
+fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// Reads a file of at most 8 KiB. Links are followed (a Kubernetes secret volume's files
+/// are links), but only a regular file is read: a FIFO would hold the job back for ever.
 fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
     let mut text = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_URL_FILE + 1)
-        .read_to_end(&mut text)?;
+    file.take(MAX_URL_FILE + 1).read_to_end(&mut text)?;
     if text.len() as u64 > MAX_URL_FILE {
         return Err(std::io::Error::other("larger than 8 KiB, not a URL"));
     }

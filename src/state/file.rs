@@ -215,8 +215,9 @@ impl FileStore {
         prune_keys(&dirs.keys, keys, now, judged, &mut budget);
         if judged {
             prune_locks(&dirs.locks, locks, now, &mut budget);
+            // Beside the counters, which never go: their lock files, which may.
             if let Ok(entries) = dirs.fencing.entries() {
-                prune_leftovers(&dirs.fencing, entries, now, &mut budget);
+                prune_locks(&dirs.fencing, entries, now, &mut budget);
             }
         }
     }
@@ -283,9 +284,10 @@ fn prune_keys(
     }
 }
 
-/// The lock files of jobs not seen for [`UNSEEN`] in `locks/`: a run touches its job's
-/// lock file when it takes it, so the file's time is when the job last ran. A lock held
-/// now (a job running for a month) is kept.
+/// The lock files of jobs not seen for [`UNSEEN`] in `locks/` (a run touches its job's
+/// lock file when it takes it, so the file's time is when the job last ran) or in
+/// `fencing/` (where a lock file untouched for 30 days guards nothing now). A lock held
+/// now (a job running for a month) is kept, and so is every `.count`.
 fn prune_locks(locks: &Dir, entries: Vec<(String, FileStat)>, now: SystemTime, budget: &mut usize) {
     let unseen = now.checked_sub(UNSEEN).unwrap_or(UNIX_EPOCH);
     for (name, stat) in entries {
@@ -307,24 +309,6 @@ fn prune_locks(locks: &Dir, entries: Vec<(String, FileStat)>, now: SystemTime, b
             let _ = locks.remove(&name);
             *budget -= 1;
             tracing::debug!(name, "removed the lock file of a job not seen for 30 days");
-        }
-    }
-}
-
-/// Temporary files and files moved aside, alone (the fencing directory has nothing else
-/// that may go).
-fn prune_leftovers(
-    dir: &Dir,
-    entries: Vec<(String, FileStat)>,
-    now: SystemTime,
-    budget: &mut usize,
-) {
-    for (name, stat) in entries {
-        if *budget == 0 {
-            break;
-        }
-        if prune_leftover(dir, &name, &stat, now) {
-            *budget -= 1;
         }
     }
 }

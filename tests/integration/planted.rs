@@ -438,6 +438,8 @@ fn files_of_jobs_not_seen_for_30_days_go_and_fencing_counters_stay() {
         state.join("history").join(layout::history("gone")),
     ];
     let fencing = state.join("fencing").join(layout::fencing_count("gone"));
+    let fencing_lock = state.join("fencing").join(layout::fencing_lock("gone"));
+    age(&fencing_lock, 31);
     let aside = state
         .join("keys")
         .join("0123.json.corrupt-20260101T000000Z");
@@ -458,6 +460,10 @@ fn files_of_jobs_not_seen_for_30_days_go_and_fencing_counters_stay() {
     }
     assert!(!aside.exists(), "a record moved aside 31 days ago was kept");
     assert!(fencing.exists(), "a fencing counter was removed");
+    assert!(
+        !fencing_lock.exists(),
+        "the fencing lock file of a job gone for 31 days was kept"
+    );
     for path in &recent {
         assert!(path.exists(), "{} was removed", path.display());
     }

@@ -354,10 +354,20 @@ fn a_url_file_with_two_lines_is_refused_naming_the_file_only() {
     const OTHER: &str = "second-t0ken-4e8b1c9d";
     let receiver = Receiver::start();
     let other = format!("http://{}/ping/{OTHER}", receiver.host());
-    for source in [Source::File, Source::FileVariable] {
+    // Every line break there is, alone between the two.
+    let breaks = [
+        "\n\n", "\r", "\r\n", "\u{b}", "\u{c}", "\u{85}", "\u{2028}", "\u{2029}",
+    ];
+    let cases = breaks.into_iter().flat_map(|line_break| {
+        [
+            (Source::File, line_break),
+            (Source::FileVariable, line_break),
+        ]
+    });
+    for (source, line_break) in cases {
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("ran");
-        let text = format!("{}\n\n{other}\n", receiver.url());
+        let text = format!("{}{line_break}{other}\n", receiver.url());
         let mut run = Crontap::new();
         source.give(&mut run, &text, dir.path(), false);
         let out = run.args(["--", "touch"]).arg(&marker).run();
@@ -379,4 +389,25 @@ fn a_url_file_with_two_lines_is_refused_naming_the_file_only() {
         assert_no_token(&out, OTHER);
     }
     assert!(receiver.received().is_empty(), "a ping went out");
+}
+
+/// A FIFO given as the URL file is refused at once (a reader would wait for a writer for
+/// ever, and the job with it), as is a directory.
+#[test]
+fn a_url_file_that_is_no_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    for path in [fifo.as_path(), dir.path()] {
+        let marker = dir.path().join("ran");
+        let out = Crontap::new()
+            .arg("--url-file")
+            .arg(path)
+            .args(["--", "touch"])
+            .arg(&marker)
+            .run();
+        assert_eq!(out.code, 125, "{out:?}");
+        assert!(out.stderr.contains("not a regular file"), "{out:?}");
+        assert!(!marker.exists());
+    }
 }

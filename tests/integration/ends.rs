@@ -69,11 +69,16 @@ fn period_done(state: &Path) {
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
-/// The fencing counters' directory is a file: the store cannot claim anything, while the
-/// history directory beside it works.
+/// The fencing counters' directory can be written by every user, so crontap-run does not
+/// trust it: the store cannot claim anything, while the history directory beside it works.
 fn store_unusable(state: &Path) {
-    std::fs::create_dir_all(state).unwrap();
-    std::fs::write(state.join("fencing"), "not a directory").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(state.join("fencing")).unwrap();
+    std::fs::set_permissions(
+        state.join("fencing"),
+        std::fs::Permissions::from_mode(0o777),
+    )
+    .unwrap();
 }
 
 fn rows() -> Vec<Row> {

@@ -15,9 +15,12 @@ use crate::state::{Gate, stateful};
 
 /// The metrics files in `dir`, by name.
 fn prom_files(dir: &Path) -> Vec<String> {
+    // Beside each job's file, the lock file its runs take turns on (hidden, not `*.prom`).
+    let is_lock = |name: &str| name.starts_with(".crontap-run-") && name.ends_with(".prom.lock");
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !is_lock(name))
         .collect();
     names.sort();
     names

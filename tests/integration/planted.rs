@@ -234,6 +234,16 @@ fn a_state_directory_another_account_could_change_is_refused_before_the_command(
     chmod(&real, 0o700);
     let linked = tmp.path().join("linked");
     symlink(&real, &linked).unwrap();
+    // An ACL that lets another account write, on a directory whose mode alone is fine.
+    let acl = tmp.path().join("acl");
+    fs::create_dir(&acl).unwrap();
+    chmod(&acl, 0o700);
+    let setfacl = std::process::Command::new("setfacl")
+        .args(["-m", "u:nobody:rwx"])
+        .arg(&acl)
+        .status()
+        .expect("setfacl, from the Debian package acl (.ci/run installs it)");
+    assert!(setfacl.success());
     let slash = PathBuf::from(format!("{}/", linked.display()));
     let dot = linked.join(".");
     let cases = [
@@ -242,6 +252,7 @@ fn a_state_directory_another_account_could_change_is_refused_before_the_command(
         (sticky.clone(), sticky.clone(), "mode 1777"),
         (inner.clone(), inner.join("locks"), "is owned by uid"),
         (foreign.clone(), foreign.clone(), "written by the group"),
+        (acl.clone(), acl.clone(), "access ACL"),
         (parent.join("state"), parent.clone(), "is owned by uid"),
         (shared.join("link/state"), shared.clone(), "is owned by uid"),
         (slash, linked.clone(), "symbolic link"),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crontap_run::report::summary::failure_message;
 use crontap_run::run::outcome::Outcome;
-use crontap_run::scrub::Scrubber;
+use crontap_scrub::Scrubber;
 
 const TAIL: usize = 64 * 1024;
 

@@ -21,9 +21,10 @@ use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::ping;
 use crate::run::outcome::SuccessCodes;
 use crate::run::{job_env, retry, supervise};
-use crate::scrub::{exact, sanitize};
+use crate::sanitize;
 use crate::state::location::{self, Engine, Remote, StateUrl};
 use crate::state::{self, disk, job};
+use crontap_scrub::env_secrets;
 
 /// `--kill-after` when not given.
 const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
@@ -244,7 +245,7 @@ impl Config {
                 .map(|given| url_secrets(&given.url))
                 .unwrap_or_default()
                 .into_iter()
-                .chain(exact::secret_values(env.0.iter().cloned()))
+                .chain(env_secrets(env.0.iter().cloned()))
                 .collect(),
             fault: env.fault(),
         })
@@ -524,7 +525,7 @@ fn state_location(
 /// and percent-decoded (everything before the last '@', so a password with an unencoded '/'
 /// counts whole). The rest of the URL is what messages show of the store.
 ///
-/// This reads the text rather than using [`crate::scrub::exact::url_credentials`], as the
+/// This reads the text rather than using [`crontap_scrub::url_secrets`], as the
 /// stores do: the URL parser reads such a password as a host and port and refuses the
 /// several-host form of PostgreSQL URLs (`postgres://u:p@h1,h2/db`), and what is found
 /// here is what keeps the password out of every message, whatever the store makes of it.

@@ -8,8 +8,9 @@
 //!   [`log::report_error`]; [`run::signals::record_inherited`] and
 //!   [`harden::keep_secrets_from_the_job`] run before `main`.
 //! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`].
-//! - [`scrub`], [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the summary
-//!   benchmark, the fuzz target and the corpus and property tests build failure summaries.
+//! - [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the summary benchmark,
+//!   the fuzz target and the corpus and property tests build failure summaries (with the
+//!   scrubber, the crate `crontap-scrub` under `crates/scrub`).
 //! - [`state`]'s store interface and server stores: the integration tests drive PostgreSQL
 //!   and Redis stores directly to test fencing and leases.
 //! - [`files::layout`]: the tests plant links at every path crontap-run writes.
@@ -24,7 +25,7 @@ pub mod log;
 pub(crate) mod metrics;
 pub mod report;
 pub mod run;
-pub mod scrub;
+pub(crate) mod sanitize;
 pub mod state;
 
 // Process groups, signals, terminals and PID 1 duties are Unix concepts; so is cron.

@@ -114,7 +114,7 @@ fn write(target: &Target, run: &Run) -> Result<()> {
 }
 
 fn show(path: &Path) -> String {
-    crate::scrub::sanitize::one_line(&path.display().to_string())
+    crate::sanitize::one_line(&path.display().to_string())
 }
 
 fn seconds(t: SystemTime) -> f64 {

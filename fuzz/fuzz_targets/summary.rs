@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crontap_run::run::outcome::Outcome;
-use crontap_run::scrub::Scrubber;
+use crontap_scrub::Scrubber;
 use crontap_run::report::summary::failure_message;
 use libfuzzer_sys::fuzz_target;
 

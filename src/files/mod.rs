@@ -37,7 +37,7 @@ use nix::fcntl::OFlag;
 use nix::sys::stat::{FileStat, Mode, SFlag};
 use nix::unistd::UnlinkatFlags;
 
-use crate::scrub::sanitize;
+use crate::sanitize;
 pub use plain::NotPlain;
 pub use times::{may_judge, modified, touch};
 use trust::Role;

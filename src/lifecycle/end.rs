@@ -21,7 +21,7 @@ use crate::metrics::{self, Counted};
 use crate::report::{Delivered, PingResult, Report, Reporter};
 use crate::run::outcome::{self, OWN_ERROR};
 use crate::run::supervise::Finished;
-use crate::scrub::sanitize;
+use crate::sanitize;
 use crate::state::Held;
 use crate::state::history::{self, Entry, RunResult};
 

@@ -23,7 +23,8 @@ use crate::report::heartbeat::{Heartbeat, HeartbeatUrl};
 use crate::report::ping;
 use crate::report::tls::{self, RootSource};
 use crate::run::outcome::HumanDuration;
-use crate::scrub::{exact, sanitize};
+use crate::sanitize;
+use crontap_scrub::Known;
 
 /// What `check` needs, read by `config` from the options and the environment.
 pub struct CheckConfig {
@@ -77,7 +78,7 @@ pub fn run(config: &CheckConfig) -> Result<ExitCode> {
         Heartbeat::Configured(url) => Check {
             config,
             url,
-            secrets: exact::Values::new(url.secrets()),
+            secrets: Known::new(url.secrets()),
             out: &mut out,
         }
         .run(),
@@ -99,7 +100,7 @@ struct Check<'a, W: Write> {
     url: &'a HeartbeatUrl,
     /// The URL's parts: replaced wherever a library's message might quote them. Only these,
     /// so that addresses and names, which a diagnosis is about, stay as they are.
-    secrets: exact::Values,
+    secrets: Known,
     out: &'a mut W,
 }
 

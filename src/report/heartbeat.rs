@@ -6,8 +6,8 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::scrub::exact::url_credentials;
 use anyhow::{Context, Result, bail};
+use crontap_scrub::url_secrets;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use reqwest::Url;
 
@@ -218,7 +218,7 @@ impl HeartbeatUrl {
                     percent_decode_str(s).decode_utf8_lossy().into_owned(),
                 ]
             })
-            .chain(url_credentials(url))
+            .chain(url_secrets(url))
             .filter(|s| s.len() >= MIN_SECRET_LEN)
             .collect();
         out.sort();

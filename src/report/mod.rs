@@ -21,7 +21,7 @@ use std::io::{self, Write};
 use serde::{Deserialize, Serialize};
 
 use crate::run::signals::{self, SignalLog};
-use crate::scrub::Scrubber;
+use crontap_scrub::Scrubber;
 use heartbeat::HeartbeatUrl;
 
 /// What became of a run's ping, as history records it.

@@ -4,9 +4,8 @@
 use std::time::Duration;
 
 use crate::run::outcome::Outcome;
-use crate::scrub::sanitize;
-use crate::scrub::traces;
-use crate::scrub::{REDACTED, Scrubber};
+use crate::sanitize;
+use crontap_scrub::{REDACTED, Scrubber, collapse_traces};
 
 const ELLIPSIS: &str = "…";
 
@@ -55,7 +54,7 @@ pub fn failure_message_with(
 fn last_line(output: &[u8], scrubber: &Scrubber) -> Option<String> {
     let text = sanitize::keep_lines(&String::from_utf8_lossy(output));
     let text = scrubber.scrub(&text);
-    let text = traces::collapse(&text);
+    let text = collapse_traces(&text);
     text.split(['\n', '\r'])
         .rev()
         .map(|line| line.trim().to_owned())

@@ -20,7 +20,7 @@ use crate::files::{self, Check, Dir, NotPlain, PRIVATE, layout};
 
 use crate::report::PingResult;
 use crate::run::outcome::HumanDuration;
-use crate::scrub::sanitize;
+use crate::sanitize;
 use crate::state::file;
 
 /// Most runs a job's history holds.

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::scrub::exact::url_credentials;
+use crontap_scrub::url_secrets;
 
 /// The database engines a `--state-url` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,7 +162,7 @@ impl Remote {
         // A password with an unencoded '/' or '#' moves the rest of it into the path or the
         // fragment (`postgres://app:4242/s3cr3t@db/jobs` parses as host `app`): an '@' the
         // parser did not take as the end of the user part means the URL cannot be shown.
-        if url_credentials(&url).is_empty() && self.url.contains('@') {
+        if url_secrets(&url).is_empty() && self.url.contains('@') {
             return format!("{}://<redacted>", url.scheme());
         }
         let host = url.host_str().unwrap_or("?");

@@ -38,7 +38,7 @@ use tokio::sync::watch;
 
 use crate::files::{Check, Dir};
 use crate::run::supervise::LeaseDeadline;
-use crate::scrub::sanitize;
+use crate::sanitize;
 use location::Remote;
 pub use store::{Claim, Found, Lease, RETENTION, Store, Target};
 

@@ -44,7 +44,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::store::{Claim, Found, Lease, Status, Store, Target, corrupt_suffix};
-use crate::scrub::exact::url_credentials;
+use crontap_scrub::url_secrets;
 
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -500,14 +500,14 @@ fn seconds(d: Duration) -> String {
 fn secrets_of(url: &str) -> Vec<String> {
     let mut secrets = vec![url.to_owned()];
     if let Ok(parsed) = reqwest::Url::parse(url) {
-        secrets.extend(url_credentials(&parsed));
+        secrets.extend(url_secrets(&parsed));
     }
     secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     secrets.dedup();
     secrets
 }
 
-/// Secrets shorter than this are not looked for in errors (as in [`crate::scrub`]): a
+/// Secrets shorter than this are not looked for in errors (as in the scrubber): a
 /// password `a` or a user `ops` would be replaced inside ordinary words, garbling the
 /// message, and the places of the replacements would show the secret anyway.
 const MIN_SECRET_LEN: usize = 6;

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::run::outcome::HumanDuration;
-use crate::scrub::sanitize;
+use crate::sanitize;
 use crate::state::history::{Entry, RunResult};
 
 /// The ping budget a run has by default (`--ping-budget`): a late ping can take this long too.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crontap_run::report::heartbeat::HeartbeatUrl;
 use crontap_run::report::summary;
 use crontap_run::run::outcome::Outcome;
-use crontap_run::scrub::{REDACTED, Scrubber};
+use crontap_scrub::{REDACTED, Scrubber};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
 

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use crontap_run::report::summary::failure_message;
 use crontap_run::run::outcome::Outcome;
-use crontap_run::scrub::Scrubber;
+use crontap_scrub::Scrubber;
 
 fn scrubber() -> Scrubber {
     Scrubber::new(

@@ -1,38 +1,47 @@
-//! Removes secrets and personal data from text before it goes into a failure summary.
+//! crontap-scrub: removes secrets and personal data from text before crontap-run sends it
+//! in a failure summary.
 //!
-//! This module is the entry: [`Scrubber`] runs the layers below in order, and each replaced
-//! piece becomes [`REDACTED`] ([`marker`]):
-//! 1. exact values known to be secret ([`exact`]): the heartbeat URL and its parts, the
+//! The public API is what a report needs: [`Scrubber`] (built once per run with the run's
+//! known secrets, then [`Scrubber::scrub`] for any text); [`url_secrets`] (the parts of a
+//! URL that are secret) and [`env_secrets`] (values of secret-looking variables), to
+//! gather those; [`Known`] (only those values replaced, for diagnostics that must keep
+//! everything else); [`collapse_traces`] (stack traces made short before a summary line is
+//! picked); and the [`REDACTED`] marker. Everything else is private.
+//!
+//! [`Scrubber`] runs the layers below in order, and each replaced piece becomes
+//! [`REDACTED`] (`marker`):
+//! 1. exact values known to be secret (`exact`): the heartbeat URL and its parts, the
 //!    state store's credentials, and values of crontap-run's own environment variables
 //!    whose names look secret;
-//! 2. credentials by their shape ([`tokens`]): provider tokens (the table in
-//!    [`providers`]), JWTs, private keys, long high-entropy strings;
-//! 3. credentials by where they stand ([`structure`]): URL user info, headers, `curl -u`,
+//! 2. credentials by their shape (`tokens`): provider tokens (the table in `providers`),
+//!    JWTs, private keys, long high-entropy strings;
+//! 3. credentials by where they stand (`structure`): URL user info, headers, `curl -u`,
 //!    query parameters, `name=value` forms;
-//! 4. personal data ([`personal`]): e-mail addresses, card numbers, IBANs, phone numbers,
+//! 4. personal data (`personal`): e-mail addresses, card numbers, IBANs, phone numbers,
 //!    public IP addresses.
 //!
-//! Helpers stand beside the layers: [`traces`] collapses stack traces before the summary
-//! picks its line (after [`wrappers`] removes log prefixes and SQLAlchemy tails around
-//! them), and [`sanitize`] strips control characters and escapes from anything that leaves
-//! the program.
+//! Beside the layers, `traces` collapses stack traces before the summary picks its line
+//! (after `wrappers` removes log prefixes and SQLAlchemy tails around them).
 //!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
-pub mod exact;
-pub mod marker;
-pub mod names;
-pub mod personal;
-pub mod providers;
-pub mod sanitize;
-pub mod structure;
-pub mod tokens;
-pub mod traces;
-pub mod wrappers;
+mod exact;
+mod marker;
+mod names;
+mod personal;
+mod providers;
+mod structure;
+mod tokens;
+mod traces;
+mod wrappers;
 
 use std::ffi::OsString;
 
+pub use exact::Values as Known;
+pub use exact::secret_values as env_secrets;
+pub use exact::url_credentials as url_secrets;
 pub use marker::REDACTED;
+pub use traces::collapse as collapse_traces;
 
 /// Extra passes over the scrubbed text, at most.
 const MAX_PASSES: usize = 3;

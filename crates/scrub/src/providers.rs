@@ -34,6 +34,7 @@ pub enum Check {
 /// One provider token format.
 pub struct Family {
     /// Provider and kind, for tests and reports: `github-classic`.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
     /// Literal starts of the token; the pattern must match only text starting with one.
     pub triggers: &'static [&'static str],

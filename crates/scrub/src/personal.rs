@@ -1,7 +1,7 @@
 //! Removes personal data from text before it goes into a failure summary.
 //!
 //! This module owns the detection of data about people, as opposed to secrets (which
-//! [`crate::scrub`] owns). Each detector reports byte ranges of the text; overlapping ranges
+//! [`crate`] owns). Each detector reports byte ranges of the text; overlapping ranges
 //! merge and each becomes one [`REDACTED`]; passes repeat until none matches, so redacting
 //! twice changes nothing. All else stays byte-identical. A match never touches a letter,
 //! digit, `_` or marker on either side. Rules:

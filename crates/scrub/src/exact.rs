@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::ffi::OsString;
 
-use reqwest::Url;
+use url::Url;
 
 use super::marker::REDACTED;
 

@@ -1,5 +1,5 @@
 //! Redacts credentials recognisable by their shape alone, for text that has no `key=value`
-//! context (that case, headers and URL userinfo belong to [`crate::scrub`]).
+//! context (that case, headers and URL userinfo belong to [`crate`]).
 //!
 //! Three stages, each becoming [`REDACTED`]:
 //!

@@ -1,7 +1,8 @@
 //! Makes text safe to leave the program on one line: ANSI escape sequences, control
 //! characters and bidirectional-override characters are removed.
 //!
-//! Tabs and line breaks become a single space so that what was several lines reads as one.
+//! Tabs and line breaks (LF, CR, VT, FF, NEL, U+2028, U+2029) become a single space so that
+//! what was several lines reads as one.
 
 /// Returns `text` on one line, with escape sequences and control characters removed.
 pub fn one_line(text: &str) -> String {
@@ -24,7 +25,10 @@ fn clean(text: &str, keep_lines: bool) -> String {
             // CSI introduced by the single C1 character instead of ESC [.
             '\u{9b}' => skip_csi(&mut chars),
             '\n' | '\r' | '\t' if keep_lines => out.push(c),
-            '\t' | '\n' | '\r' => {
+            // The other line breaks (VT, FF, NEL, U+2028, U+2029): lines of their own
+            // where lines are kept, so that no two lines' words are glued together.
+            c if keep_lines && is_other_break(c) => out.push('\n'),
+            c if '\t' == c || '\n' == c || '\r' == c || is_other_break(c) => {
                 if !out.ends_with(' ') {
                     out.push(' ');
                 }
@@ -34,6 +38,12 @@ fn clean(text: &str, keep_lines: bool) -> String {
         }
     }
     out
+}
+
+/// Line breaks other than LF and CR: vertical tab, form feed, next line (NEL), and the
+/// Unicode line and paragraph separators.
+fn is_other_break(c: char) -> bool {
+    matches!(c, '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
 /// Unicode characters that reorder how text is displayed (Trojan Source): embeddings,
@@ -96,6 +106,15 @@ mod tests {
         );
         assert_eq!(one_line("plain ü ✓"), "plain ü ✓");
         assert_eq!(super::keep_lines("a\x1b[31mb\r\nc\td\u{7}"), "ab\r\nc\td");
+    }
+
+    #[test]
+    fn every_line_break_keeps_words_apart() {
+        for line_break in ['\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}'] {
+            let text = format!("disk{line_break}full");
+            assert_eq!(one_line(&text), "disk full", "{line_break:?}");
+            assert_eq!(super::keep_lines(&text), "disk\nfull", "{line_break:?}");
+        }
     }
 
     #[test]

@@ -205,10 +205,13 @@ impl HeartbeatUrl {
         let url = &self.url;
         let mut raw = vec![self.raw.as_str(), url.as_str()];
         raw.extend(url.path_segments().into_iter().flatten());
-        // Whole query pieces and both sides of each, for tokens in `?TOKEN` or `?k=TOKEN`.
+        // Whole query pieces and their values, for tokens in `?TOKEN` or `?k=TOKEN`; never a
+        // name alone (`?source=cron` must not take the word "source" out of every summary).
         for piece in url.query().into_iter().flat_map(|q| q.split('&')) {
             raw.push(piece);
-            raw.extend(piece.split('='));
+            if let Some((_, value)) = piece.split_once('=') {
+                raw.push(value);
+            }
         }
         let mut out: Vec<String> = raw
             .iter()
@@ -367,6 +370,19 @@ mod tests {
             assert!(s.iter().any(|x| x == part), "{part} missing from {s:?}");
         }
         assert!(!s.iter().any(|x| x == "ping"));
+    }
+
+    #[test]
+    fn query_names_are_no_secrets_but_their_values_are() {
+        let u =
+            url("https://hb.example/ping/ab12cd34ef?source=cronjob&create=1&apikey=s3cr3tvalue");
+        let s = u.secrets();
+        for name in ["source", "create", "apikey"] {
+            assert!(!s.iter().any(|x| x == name), "{name} in {s:?}");
+        }
+        for value in ["cronjob", "s3cr3tvalue", "apikey=s3cr3tvalue", "ab12cd34ef"] {
+            assert!(s.iter().any(|x| x == value), "{value} missing from {s:?}");
+        }
     }
 
     #[test]

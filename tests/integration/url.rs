@@ -132,6 +132,18 @@ fn double_slash_empty_query_pieces_and_an_old_msg() {
     assert!(!fail.contains("stale"), "{fail}");
 }
 
+/// The URL's query values are secrets, its query names are not: with `?source=cronjob`,
+/// "source" stays in a summary, while "cronjob" goes.
+#[test]
+fn a_query_name_of_the_url_stays_in_the_summary() {
+    let receiver = Receiver::start();
+    let out = Crontap::with_url(&format!("{}?source=cronjob", receiver.url()))
+        .sh("echo 'source file missing for cronjob' >&2; exit 1");
+    assert_eq!(out.code, 1);
+    let msg = receiver.only().msg().unwrap();
+    assert!(msg.contains("source file missing for [REDACTED]"), "{msg}");
+}
+
 #[test]
 fn bad_url_is_125_names_the_source_and_never_the_value() {
     for bad in [

@@ -32,6 +32,7 @@ mod personal;
 mod providers;
 mod structure;
 mod tokens;
+mod tool_flags;
 mod traces;
 mod wrappers;
 

@@ -5,7 +5,8 @@
 //!   amqp, `jdbc:…`): the whole user-info part goes, since a user name can be a token too;
 //! - `Authorization:`, `Proxy-Authorization:`, `Cookie:`, `Set-Cookie:`, `X-Api-Key:` and
 //!   similar headers: everything after the colon;
-//! - `curl -u user:pass` and `--user user:pass`;
+//! - `curl -u user:pass` and `--user user:pass`, and the password flags of other tools
+//!   (`tool_flags`);
 //! - credential query parameters (`access_token`, `api_key`, `sig`, `client_secret`,
 //!   `X-Amz-Signature`, …);
 //! - `name=value`, `name: value`, `"name": "value"` and `--name value` where the name is a
@@ -325,6 +326,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         let before = c.get(1).or(c.get(3)).map_or("", |m| m.as_str());
         format!("{before}{REDACTED}")
     });
+    if let Cow::Owned(new) = super::tool_flags::redact(&text) {
+        text = Cow::Owned(new);
+    }
     // Only between `;`s: a connection string, where the value may hold spaces.
     replace(&mut text, &CONNECTION_STRING, |c| {
         match (c[1].starts_with(';'), &c[4]) {

@@ -1,0 +1,333 @@
+//! Passwords given to command-line tools as the value of a flag, as a `set -x` trace or a
+//! tool's own usage error shows them: `redis-cli -a PW`, `sqlcmd -P PW`, `mongodump -p PW`,
+//! `smbclient -U user%PW`, `ldapsearch -w PW`, `lftp -u user,PW`.
+//!
+//! One row per tool and flag ([`TOOLS`]), each taken from the tool's own manual (its
+//! `doc`). A flag counts only after the tool's name on the same line and before a shell
+//! separator, so `grep -w word` and `sort -u` keep their arguments. The value is the next
+//! word (or what follows `=` for a long flag), whole when it is quoted as a trace quotes it
+//! (`'two words'`); for `user%password` forms only what follows the separator goes.
+
+use std::borrow::Cow;
+
+use super::marker::REDACTED;
+
+/// What of a flag's value is the secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// All of it.
+    Whole,
+    /// What follows the first of this character (`user%password`); nothing without it.
+    After(char),
+}
+
+/// A flag of a tool whose value holds a password.
+struct Tool {
+    /// The names the program runs under.
+    programs: &'static [&'static str],
+    flag: &'static str,
+    part: Part,
+    /// The manual that documents the flag.
+    #[cfg_attr(not(test), allow(dead_code))]
+    doc: &'static str,
+}
+
+const MONGO: &[&str] = &[
+    "mongo",
+    "mongosh",
+    "mongodump",
+    "mongorestore",
+    "mongoexport",
+    "mongoimport",
+    "mongostat",
+    "mongotop",
+    "mongofiles",
+];
+const LDAP: &[&str] = &[
+    "ldapsearch",
+    "ldapadd",
+    "ldapmodify",
+    "ldapdelete",
+    "ldapmodrdn",
+    "ldapcompare",
+    "ldapwhoami",
+    "ldappasswd",
+    "ldapexop",
+];
+const SAMBA: &[&str] = &["smbclient", "smbget", "smbcacls", "rpcclient"];
+
+const TOOLS: &[Tool] = &[
+    Tool {
+        programs: &["redis-cli"],
+        flag: "-a",
+        part: Part::Whole,
+        doc: "https://redis.io/docs/latest/develop/tools/cli/",
+    },
+    Tool {
+        programs: &["redis-cli"],
+        flag: "--pass",
+        part: Part::Whole,
+        doc: "https://redis.io/docs/latest/develop/tools/cli/",
+    },
+    Tool {
+        programs: &["sqlcmd", "bcp"],
+        flag: "-P",
+        part: Part::Whole,
+        doc: "https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility",
+    },
+    Tool {
+        programs: MONGO,
+        flag: "-p",
+        part: Part::Whole,
+        doc: "https://www.mongodb.com/docs/database-tools/mongodump/",
+    },
+    Tool {
+        programs: MONGO,
+        flag: "--password",
+        part: Part::Whole,
+        doc: "https://www.mongodb.com/docs/database-tools/mongodump/",
+    },
+    Tool {
+        programs: SAMBA,
+        flag: "-U",
+        part: Part::After('%'),
+        doc: "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
+    },
+    Tool {
+        programs: SAMBA,
+        flag: "--user",
+        part: Part::After('%'),
+        doc: "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
+    },
+    Tool {
+        programs: LDAP,
+        flag: "-w",
+        part: Part::Whole,
+        doc: "https://www.openldap.org/software/man.cgi?query=ldapsearch",
+    },
+    Tool {
+        programs: &["lftp"],
+        flag: "-u",
+        part: Part::After(','),
+        doc: "https://lftp.yar.ru/lftp-man.html",
+    },
+];
+
+/// Words that end one command and start another on a shell line.
+const SEPARATORS: &[&str] = &["|", "||", "&&", ";", "&", "|&"];
+
+/// Replaces the passwords of [`TOOLS`] flags with [`REDACTED`].
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let named = TOOLS
+        .iter()
+        .any(|tool| tool.programs.iter().any(|p| text.contains(p)));
+    if !named {
+        return Cow::Borrowed(text);
+    }
+    let mut spans = Vec::new();
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        spans.extend(
+            secrets_in(line)
+                .into_iter()
+                .map(|(s, e)| (line_start + s, line_start + e)),
+        );
+        line_start += line.len();
+    }
+    if spans.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, end) in spans {
+        out.push_str(&text[copied..start]);
+        out.push_str(REDACTED);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// The byte ranges of `line` that are passwords, in order.
+fn secrets_in(line: &str) -> Vec<(usize, usize)> {
+    let words = words(line);
+    let mut found = Vec::new();
+    let mut program: Option<&str> = None;
+    for (i, &(start, end)) in words.iter().enumerate() {
+        let word = &line[start..end];
+        if SEPARATORS.contains(&word) {
+            program = None;
+            continue;
+        }
+        let name = word
+            .trim_matches(['\'', '"'])
+            .rsplit('/')
+            .next()
+            .unwrap_or("");
+        if TOOLS.iter().any(|t| t.programs.contains(&name)) {
+            program = Some(name);
+            continue;
+        }
+        let Some(current) = program else { continue };
+        // `ping;` ends the command as `;` alone does.
+        if word.ends_with([';', '|', '&']) {
+            program = None;
+        }
+        for tool in TOOLS.iter().filter(|t| t.programs.contains(&current)) {
+            let value = if word == tool.flag {
+                words.get(i + 1).copied()
+            } else if tool.flag.starts_with("--")
+                && word.len() > tool.flag.len() + 1
+                && word.starts_with(tool.flag)
+                && word.as_bytes()[tool.flag.len()] == b'='
+            {
+                Some((start + tool.flag.len() + 1, end))
+            } else {
+                None
+            };
+            if let Some(span) = value.and_then(|v| secret_part(line, v, tool.part)) {
+                found.push(span);
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// The part of the value at `span` that is the secret, if there is one.
+fn secret_part(line: &str, (start, end): (usize, usize), part: Part) -> Option<(usize, usize)> {
+    let value = &line[start..end];
+    if value.is_empty() || value.starts_with('-') || value.contains(REDACTED) {
+        return None;
+    }
+    match part {
+        Part::Whole => Some((start, end)),
+        Part::After(separator) => {
+            let quote = value.starts_with(['\'', '"']) as usize;
+            let at = value.find(separator)?;
+            let close =
+                (quote == 1 && value.len() > at + 1 && value.ends_with(['\'', '"'])) as usize;
+            let secret = (start + at + 1, end - close);
+            (secret.0 < secret.1).then_some(secret)
+        }
+    }
+}
+
+/// The words of `line` as byte ranges: runs of non-blank characters, a quoted stretch
+/// (`'…'` or `"…"`, as `set -x` and shells quote) counting as part of its word.
+fn words(line: &str) -> Vec<(usize, usize)> {
+    let b = line.as_bytes();
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            if matches!(b[i], b'\'' | b'"') {
+                let quote = b[i];
+                i += 1;
+                while i < b.len() && b[i] != quote {
+                    i += 1;
+                }
+            }
+            i += 1;
+        }
+        words.push((start, i.min(b.len())));
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(text: &str) -> String {
+        redact(text).into_owned()
+    }
+
+    #[test]
+    fn every_tool_flag_in_a_trace_loses_its_password() {
+        let cases = [
+            (
+                "+ redis-cli -h cache -a s3cr3tPW ping",
+                "+ redis-cli -h cache -a [REDACTED] ping",
+            ),
+            (
+                "redis-cli --pass s3cr3tPW ping",
+                "redis-cli --pass [REDACTED] ping",
+            ),
+            (
+                "redis-cli --pass=s3cr3tPW ping",
+                "redis-cli --pass=[REDACTED] ping",
+            ),
+            (
+                "+ /opt/mssql-tools/bin/sqlcmd -S db -U sa -P 'Str0ng P@ss' -Q 'SELECT 1'",
+                "+ /opt/mssql-tools/bin/sqlcmd -S db -U sa -P [REDACTED] -Q 'SELECT 1'",
+            ),
+            (
+                "mongodump -u admin -p s3cr3tPW --out /b",
+                "mongodump -u admin -p [REDACTED] --out /b",
+            ),
+            (
+                "mongosh --password=s3cr3tPW db",
+                "mongosh --password=[REDACTED] db",
+            ),
+            (
+                "smbclient //fs/share -U backup%s3cr3tPW",
+                "smbclient //fs/share -U backup%[REDACTED]",
+            ),
+            (
+                "smbclient //fs/share --user='backup%two words'",
+                "smbclient //fs/share --user='backup%[REDACTED]'",
+            ),
+            (
+                "ldapsearch -x -D cn=admin -w s3cr3tPW -b dc=x",
+                "ldapsearch -x -D cn=admin -w [REDACTED] -b dc=x",
+            ),
+            (
+                "lftp -u deploy,s3cr3tPW sftp://host",
+                "lftp -u deploy,[REDACTED] sftp://host",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(r(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_same_flags_of_other_programs_keep_their_values() {
+        for text in [
+            "grep -w word file",
+            "sort -u -a file",
+            "redis-cli ping; sort -a names",
+            "echo redis-cli | grep -a text",
+            "smbclient //fs/share -U backup",
+            "lftp -u deploy sftp://host",
+            "ldapsearch -x -W -b dc=x",
+            "redis-cli -a",
+            "mongodump -p --out /b",
+        ] {
+            assert_eq!(r(text), text);
+        }
+        assert!(matches!(redact("nothing here"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn scrubbing_again_changes_nothing() {
+        let once = r("redis-cli -a s3cr3tPW && smbclient -U u%pw //x");
+        assert_eq!(r(&once), once);
+    }
+
+    #[test]
+    fn every_row_names_its_manual() {
+        for tool in TOOLS {
+            assert!(tool.doc.starts_with("https://"), "{}", tool.flag);
+            assert!(!tool.programs.is_empty());
+            assert!(tool.flag.starts_with('-'));
+        }
+    }
+}

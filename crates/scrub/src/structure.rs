@@ -278,7 +278,8 @@ fn value_span(text: &str, start: usize) -> (usize, usize) {
     if text[pos..].starts_with('[') && text[pos + 1..].starts_with(['"', '\'', '\\']) {
         pos += 1;
     }
-    if text[pos..].starts_with("\\\"") {
+    let escaped = text[pos..].starts_with("\\\"");
+    if escaped {
         pos += 1;
     }
     if let Some(quote) = text[pos..]
@@ -287,10 +288,7 @@ fn value_span(text: &str, start: usize) -> (usize, usize) {
         .filter(|c| *c == '"' || *c == '\'')
     {
         let inner = pos + 1;
-        let close = text[inner..]
-            .find([quote, '\n', '\\'])
-            .map_or(text.len(), |n| inner + n);
-        return (inner, close);
+        return (inner, quoted_end(text, inner, quote as u8, escaped));
     }
     let bare_end = |from: usize| {
         text[from..]
@@ -310,6 +308,40 @@ fn value_span(text: &str, start: usize) -> (usize, usize) {
         }
     }
     (start, end)
+}
+
+/// Where a quoted value that starts at `inner` ends: at its closing `quote` (or the end of
+/// the line), past quotes a backslash escapes (`"p\"ss"`, `'p\'ss'`). In escaped JSON
+/// (`escaped`: the value opened with `\"`), it closes at `\"`, and `\\\"` is a quote the
+/// value holds.
+fn quoted_end(text: &str, inner: usize, quote: u8, escaped: bool) -> usize {
+    let b = text.as_bytes();
+    let mut i = inner;
+    // In escaped JSON, whether the last character of the value was a backslash of its own.
+    let mut held_backslash = false;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => return i,
+            b'\\' if escaped => match b.get(i + 1) {
+                Some(&c) if c == quote && !held_backslash => return i,
+                Some(b'\\') => {
+                    held_backslash = !held_backslash;
+                    i += 2;
+                }
+                _ => {
+                    held_backslash = false;
+                    i += 2;
+                }
+            },
+            b'\\' => i += 2,
+            c if c == quote && !escaped => return i,
+            _ => {
+                held_backslash = false;
+                i += 1;
+            }
+        }
+    }
+    b.len()
 }
 
 /// Replaces structurally placed credentials with [`REDACTED`].
@@ -585,6 +617,35 @@ mod tests {
             r(r#"{"Authorization":["Basic dTpaeDkha3EjTG0yJA=="]}"#),
             r#"{"Authorization":["[REDACTED]"]}"#
         );
+    }
+
+    #[test]
+    fn quotes_a_quoted_value_escapes_stay_inside_it() {
+        let cases = [
+            (
+                r#"{"password":"p\"ss w0rd"}"#,
+                r#"{"password":"[REDACTED]"}"#,
+            ),
+            (
+                r#"{"password":"ends with \\","user":"app"}"#,
+                r#"{"password":"[REDACTED]","user":"app"}"#,
+            ),
+            (
+                r"{'password': 'p\'ss w0rd', 'user': 'app'}",
+                r"{'password': '[REDACTED]', 'user': 'app'}",
+            ),
+            (
+                r#"{\"password\":\"p\\\"ss w0rd\"}"#,
+                r#"{\"password\":\"[REDACTED]\"}"#,
+            ),
+            (
+                r#"{\"password\":\"a\\\\\",\"user\":\"app\"}"#,
+                r#"{\"password\":\"[REDACTED]\",\"user\":\"app\"}"#,
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(r(text), want, "{text}");
+        }
     }
 
     #[test]

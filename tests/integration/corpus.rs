@@ -324,6 +324,18 @@ fn cases(file: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a piece of the secret `marked` (a run of four letters or digits or more) is in
+/// `out` more often than in the rest of `input`: a secret cut in two by a marker is kept
+/// as surely as one left whole (`p\"ss w0rd` redacted up to its escaped quote kept
+/// `w0rd`).
+fn piece_kept(input: &str, marked: &str, out: &str) -> bool {
+    let rest = input.replacen(marked, " ", 1);
+    marked
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|piece| piece.chars().count() >= 4)
+        .any(|piece| out.matches(piece).count() > rest.matches(piece).count())
+}
+
 #[test]
 fn corpus_scores_100_percent() {
     let scrubber = scrubber();
@@ -332,8 +344,14 @@ fn corpus_scores_100_percent() {
     let secrets = cases("secrets.txt");
     for line in &secrets {
         let (input, marked) = expand(line);
+        // A fixture (`«@name»`) stands for a whole webhook URL or token, whose host and
+        // path prefix stay by design; a literal mark is the secret alone.
+        let literal = !line.contains("«@");
         let out = scrubber.scrub(&input);
-        let leaked: Vec<&String> = marked.iter().filter(|m| out.contains(m.trim())).collect();
+        let leaked: Vec<&String> = marked
+            .iter()
+            .filter(|m| out.contains(m.trim()) || literal && piece_kept(&input, m, &out))
+            .collect();
         if !leaked.is_empty() || !out.contains(REDACTED) {
             failures.push(format!("secret kept: {line:?}\n    -> {out:?}"));
         }

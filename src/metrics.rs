@@ -11,7 +11,7 @@
 //! unless `--metrics-dir` is given.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
@@ -94,8 +94,12 @@ pub fn record(target: &Target, run: &Run) {
 fn write(target: &Target, run: &Run) -> Result<()> {
     // The collector's directory, usually another account's: used as it is, but nothing
     // in it is followed or overwritten in place (see `files`).
-    let dir = Dir::open(&target.dir, Check::Shared, false)?
-        .with_context(|| format!("the metrics directory {} does not exist", show(&target.dir)))?;
+    let dir = Dir::open(&target.dir, Check::Shared, false)?.with_context(|| {
+        format!(
+            "the metrics directory {} does not exist",
+            crate::sanitize::path(&target.dir)
+        )
+    })?;
     let name = layout::metrics(&target.job);
     // Runs of the same job that end together take turns, so that none loses another's
     // count. On a lock file of the job's own, which only root (or the user) can open, not
@@ -111,10 +115,6 @@ fn write(target: &Target, run: &Run) -> Result<()> {
     };
     let text = render(&target.job, &updated(previous, run));
     dir.replace(&name, text.as_bytes(), READABLE, false)
-}
-
-fn show(path: &Path) -> String {
-    crate::sanitize::one_line(&path.display().to_string())
 }
 
 fn seconds(t: SystemTime) -> f64 {

@@ -4,6 +4,11 @@
 //! Tabs and line breaks (LF, CR, VT, FF, NEL, U+2028, U+2029) become a single space so that
 //! what was several lines reads as one.
 
+/// A path on one line, whatever it holds (a newline in a path would split a message).
+pub fn path(path: &std::path::Path) -> String {
+    one_line(&path.display().to_string())
+}
+
 /// Returns `text` on one line, with escape sequences and control characters removed.
 pub fn one_line(text: &str) -> String {
     clean(text, false)

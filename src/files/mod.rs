@@ -86,7 +86,7 @@ impl Dir {
         let shown = path.to_owned();
         // Plain, so that `dir/` or `dir/.` cannot open what a link named `dir` points to.
         let path = &parents::plain(path)?;
-        if check == Check::Private && !parents::approach(path, create, &trust::Runner::this())? {
+        if check == Check::Private && !parents::approach(path, create, trust::Runner::this())? {
             return Ok(None);
         }
         let fd = match nix::fcntl::open(path, DIRECTORY, Mode::empty()) {
@@ -147,7 +147,7 @@ impl Dir {
                 .map_err(io::Error::from)
                 .with_context(|| format!("cannot read {}", self.shown()))?;
             let acl = trust::has_acl(&self.fd);
-            if let Err(why) = trust::check(&stat, acl, &trust::Runner::this(), Role::Own) {
+            if let Err(why) = trust::check(&stat, acl, trust::Runner::this(), Role::Own) {
                 bail!("{} {why}", self.shown());
             }
         }
@@ -414,7 +414,7 @@ fn random_hex() -> io::Result<String> {
 
 /// A path on one line, whatever it holds.
 fn show(path: &Path) -> String {
-    sanitize::one_line(&path.display().to_string())
+    sanitize::path(path)
 }
 
 #[cfg(test)]

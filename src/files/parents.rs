@@ -37,16 +37,20 @@ pub fn approach(path: &Path, create: bool, runner: &Runner) -> Result<bool> {
         .map_or(Vec::new(), |p| p.components().collect());
     for component in parents {
         above.push(component);
-        match is_dir(&above) {
-            Ok(()) => {}
-            Err(Errno::ENOENT) if create => make(&above)?,
+        let why = match untrusted(&above, runner) {
+            Err(Errno::ENOENT) if create => {
+                // Made by crontap-run just now, 0700: nothing to doubt.
+                make(&above)?;
+                continue;
+            }
             Err(Errno::ENOENT) => return Ok(false),
             Err(errno) => {
                 return Err(io::Error::from(errno))
                     .with_context(|| format!("cannot open {}", show(&above)));
             }
-        }
-        if let Some(why) = untrusted(&above, runner) {
+            Ok(why) => why,
+        };
+        if let Some(why) = why {
             bail!("{} (above the directory) {why}", show(&above));
         }
     }
@@ -56,25 +60,21 @@ pub fn approach(path: &Path, create: bool, runner: &Runner) -> Result<bool> {
     Ok(true)
 }
 
-/// Whether `dir` is there and a directory (`Err` when it cannot be looked at).
-fn is_dir(dir: &Path) -> nix::Result<()> {
-    let stat = nix::sys::stat::stat(dir)?;
-    match super::is(&stat, nix::sys::stat::SFlag::S_IFDIR) {
-        true => Ok(()),
-        false => Err(Errno::ENOTDIR),
-    }
-}
-
-/// Why the parent `dir` is not to be trusted, if it is not.
-fn untrusted(dir: &Path, runner: &Runner) -> Option<String> {
+/// Why the parent `dir` is not to be trusted, if it is not (`Err` when it is not there,
+/// not a directory, or cannot be looked at).
+fn untrusted(dir: &Path, runner: &Runner) -> nix::Result<Option<String>> {
     // Opened to read its ACL; a parent crontap-run may only pass through (mode 0711) is
     // looked at by its mode alone.
     let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
     let (stat, acl) = match nix::fcntl::open(dir, flags, Mode::empty()) {
-        Ok(fd) => (nix::sys::stat::fstat(&fd).ok()?, trust::has_acl(&fd)),
-        Err(_) => (nix::sys::stat::stat(dir).ok()?, false),
+        Ok(fd) => (nix::sys::stat::fstat(&fd)?, trust::has_acl(&fd)),
+        Err(Errno::EACCES) => (nix::sys::stat::stat(dir)?, false),
+        Err(errno) => return Err(errno),
     };
-    trust::check(&stat, acl, runner, Role::Parent).err()
+    if !super::is(&stat, nix::sys::stat::SFlag::S_IFDIR) {
+        return Err(Errno::ENOTDIR);
+    }
+    Ok(trust::check(&stat, acl, runner, Role::Parent).err())
 }
 
 /// Makes the directory `dir` 0700 unless it is there (in whatever form: what it is, is

@@ -23,8 +23,13 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// This process.
-    pub fn this() -> Runner {
+    /// This process: read once, since it never changes while crontap-run runs.
+    pub fn this() -> &'static Runner {
+        static THIS: std::sync::OnceLock<Runner> = std::sync::OnceLock::new();
+        THIS.get_or_init(Runner::read)
+    }
+
+    fn read() -> Runner {
         let mut groups: Vec<u32> = nix::unistd::getgroups()
             .unwrap_or_default()
             .into_iter()

@@ -178,7 +178,7 @@ fn open_with(plan: &Plan, access: Access) -> Result<(Box<dyn Store>, String)> {
 fn dir_unusable(dir: &Path) -> String {
     format!(
         "the state directory {} is unusable (set it with --state-dir or CRONTAP_STATE_DIR)",
-        sanitize::one_line(&dir.display().to_string())
+        sanitize::path(dir)
     )
 }
 

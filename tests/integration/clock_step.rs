@@ -18,6 +18,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::harness::{Crontap, Output, Receiver, SECRET};
+use crate::history::{history, records};
 use crate::state::{Gate, stateful};
 
 /// Ten years of 365 days, as libfaketime counts `3650d`.
@@ -171,29 +172,9 @@ fn timestamp(record: &Value, name: &str) -> SystemTime {
     humantime::parse_rfc3339(text).unwrap_or_else(|e| panic!("{name} {text:?}: {e}"))
 }
 
-/// `crontap-run history --state-dir <state> <args>` (not under libfaketime).
-fn history(state: &Path, args: &[&str]) -> String {
-    let out = Crontap::new()
-        .arg("history")
-        .arg("--state-dir")
-        .arg(state)
-        .args(args)
-        .run();
-    assert_eq!(out.code, 0, "history {args:?}: {}", out.stderr);
-    out.stdout
-}
-
-/// The JSON lines `history --json <args>` prints.
-fn json_lines(state: &Path, args: &[&str]) -> Vec<Value> {
-    history(state, &[&["--json"][..], args].concat())
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
 /// The one history record of `job`.
 fn record_of(state: &Path, job: &str) -> Value {
-    let records = json_lines(state, &["--job", job]);
+    let records = records(state, &["--job", job]);
     assert_eq!(records.len(), 1, "{records:#?}");
     records.into_iter().next().unwrap()
 }
@@ -388,7 +369,7 @@ fn durations_ignore(step: Step) {
         "the summary says the command ran {after:?}, after a step {step:?}: {msg:?}"
     );
 
-    let stats = json_lines(&dirs.state, &["--stats"]);
+    let stats = records(&dirs.state, &["--stats"]);
     let of = |job: &str| {
         stats
             .iter()
@@ -422,8 +403,8 @@ fn durations_ignore(step: Step) {
 
     // The tables say the same in words.
     for table in [
-        history(&dirs.state, &[]),
-        history(&dirs.state, &["--stats"]),
+        history(&dirs.state, &[]).stdout,
+        history(&dirs.state, &["--stats"]).stdout,
     ] {
         assert!(!table.contains("year") && !table.contains("day"), "{table}");
     }

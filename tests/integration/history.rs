@@ -9,7 +9,7 @@ use crate::harness::{Crontap, Output, Receiver, assert_no_secret, refused_url};
 use crate::state::{Gate, entries_under, stateful};
 
 /// `crontap-run history --state-dir <state> <args>`.
-fn history(state: &Path, args: &[&str]) -> Output {
+pub(crate) fn history(state: &Path, args: &[&str]) -> Output {
     let out = Crontap::new()
         .arg("history")
         .arg("--state-dir")
@@ -21,7 +21,7 @@ fn history(state: &Path, args: &[&str]) -> Output {
 }
 
 /// The records `history --json <args>` prints.
-fn records(state: &Path, args: &[&str]) -> Vec<Value> {
+pub(crate) fn records(state: &Path, args: &[&str]) -> Vec<Value> {
     history(state, &[&["--json"][..], args].concat())
         .stdout
         .lines()

@@ -102,6 +102,16 @@ impl Plant {
     }
 }
 
+/// A run of crontap-run with `dir` given to `option` (`--state-dir`, `--metrics-dir`), then
+/// `args`.
+fn run_in(receiver: &Receiver, option: &str, dir: &Path, args: &[&str]) -> Output {
+    Crontap::with_url(&receiver.url())
+        .arg(option)
+        .arg(dir)
+        .args(args)
+        .run()
+}
+
 /// A run that writes every path there is: a lock, a key (and so its record and a fencing
 /// token), history and metrics.
 fn full_run(receiver: &Receiver, state: &Path, metrics: &Path, marker: &Path) -> Output {
@@ -300,11 +310,12 @@ fn an_fsgroup_volume_and_a_new_directory_are_accepted() {
     let made = tmp.path().join("new/state");
     for dir in [&volume, &made] {
         let receiver = Receiver::start();
-        let out = Crontap::with_url(&receiver.url())
-            .arg("--state-dir")
-            .arg(dir)
-            .args(["--job", JOB, "--no-overlap", "--", "true"])
-            .run();
+        let out = run_in(
+            &receiver,
+            "--state-dir",
+            dir,
+            &["--job", JOB, "--no-overlap", "--", "true"],
+        );
         assert_eq!(out.code, 0, "{}: {out:?}", dir.display());
         assert!(!receiver.only().target.contains("/fail"));
     }
@@ -331,11 +342,12 @@ fn a_metrics_directory_of_another_account_is_written_without_following_its_links
     }
     let receiver = Receiver::start();
     for round in 0..2 {
-        let out = Crontap::with_url(&receiver.url())
-            .arg("--metrics-dir")
-            .arg(&metrics)
-            .args(["--job", JOB, "--", "true"])
-            .run();
+        let out = run_in(
+            &receiver,
+            "--metrics-dir",
+            &metrics,
+            &["--job", JOB, "--", "true"],
+        );
         assert_eq!(out.code, 0, "{out:?}");
         victim.assert_untouched(&format!("metrics, run {round}"));
         let file = metrics.join(layout::metrics(JOB));
@@ -353,11 +365,12 @@ fn a_metrics_directory_of_another_account_is_written_without_following_its_links
         nix::fcntl::FlockArg::LockExclusiveNonblock,
     )
     .unwrap();
-    let out = Crontap::with_url(&receiver.url())
-        .arg("--metrics-dir")
-        .arg(&metrics)
-        .args(["--job", JOB, "--", "true"])
-        .run();
+    let out = run_in(
+        &receiver,
+        "--metrics-dir",
+        &metrics,
+        &["--job", JOB, "--", "true"],
+    );
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.is_empty(), "{out:?}");
     let text = fs::read_to_string(metrics.join(layout::metrics(JOB))).unwrap();
@@ -367,22 +380,24 @@ fn a_metrics_directory_of_another_account_is_written_without_following_its_links
     let file = metrics.join(layout::metrics(JOB));
     fs::remove_file(&file).unwrap();
     symlink(&victim.file, &file).unwrap();
-    let out = Crontap::with_url(&receiver.url())
-        .arg("--metrics-dir")
-        .arg(&metrics)
-        .args(["--job", JOB, "--", "true"])
-        .run();
+    let out = run_in(
+        &receiver,
+        "--metrics-dir",
+        &metrics,
+        &["--job", JOB, "--", "true"],
+    );
     assert_eq!(out.code, 0, "{out:?}");
     victim.assert_untouched("a link at the metrics file");
     assert!(!fs::symlink_metadata(&file).unwrap().is_symlink());
     // And a metrics directory that is itself a link is refused, the run unchanged.
     let linked = tmp.path().join("linked");
     symlink(&victim.dir, &linked).unwrap();
-    let out = Crontap::with_url(&receiver.url())
-        .arg("--metrics-dir")
-        .arg(&linked)
-        .args(["--job", JOB, "--", "true"])
-        .run();
+    let out = run_in(
+        &receiver,
+        "--metrics-dir",
+        &linked,
+        &["--job", JOB, "--", "true"],
+    );
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.contains("symbolic link"), "{out:?}");
     victim.assert_untouched("a linked metrics directory");
@@ -394,11 +409,12 @@ fn two_records_moved_aside_are_both_kept() {
     let state = tmp.path().join("state");
     let receiver = Receiver::start();
     let run = || {
-        Crontap::with_url(&receiver.url())
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--job", JOB, "--idempotency-key", KEY, "--", "false"])
-            .run()
+        run_in(
+            &receiver,
+            "--state-dir",
+            &state,
+            &["--job", JOB, "--idempotency-key", KEY, "--", "false"],
+        )
     };
     assert_eq!(run().code, 1);
     let record = state.join("keys").join(layout::key_record(KEY));
@@ -435,11 +451,12 @@ fn files_of_jobs_not_seen_for_30_days_go_and_fencing_counters_stay() {
     let state = tmp.path().join("state");
     let receiver = Receiver::start();
     let run = |job: &str| {
-        Crontap::with_url(&receiver.url())
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--job", job, "--no-overlap", "--", "true"])
-            .run()
+        run_in(
+            &receiver,
+            "--state-dir",
+            &state,
+            &["--job", job, "--no-overlap", "--", "true"],
+        )
     };
     for job in ["gone", "recent"] {
         assert_eq!(run(job).code, 0);
@@ -499,11 +516,12 @@ fn a_history_holds_at_most_a_thousand_runs() {
     let state = tmp.path().join("state");
     let receiver = Receiver::start();
     let run = || {
-        Crontap::with_url(&receiver.url())
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--job", JOB, "--no-overlap", "--", "true"])
-            .run()
+        run_in(
+            &receiver,
+            "--state-dir",
+            &state,
+            &["--job", JOB, "--no-overlap", "--", "true"],
+        )
     };
     assert_eq!(run().code, 0);
     let file = state.join("history").join(layout::history(JOB));

@@ -13,7 +13,7 @@
 //! 1. exact values known to be secret (`exact`): the heartbeat URL and its parts, the
 //!    state store's credentials, and values of crontap-run's own environment variables
 //!    whose names look secret;
-//! 2. credentials by their shape (`tokens`): provider tokens (the table in `providers`),
+//! 2. credentials by their shape (`tokens`): vendors' documented tokens (the rows in `formats`),
 //!    JWTs, private keys, long high-entropy strings;
 //! 3. credentials by where they stand (`structure`): URL user info, headers, `curl -u`,
 //!    query parameters, `name=value` forms;
@@ -26,10 +26,10 @@
 //! Patterns are compiled on first use, which only the failure path reaches.
 
 mod exact;
+mod formats;
 mod marker;
 mod names;
 mod personal;
-mod providers;
 mod structure;
 mod tokens;
 mod tool_flags;

@@ -9,7 +9,7 @@
 //!    base64 run does (a line shorter than the first body line is the last one). Bodies
 //!    split by spaces or by literal `\n` escapes (JSON) count too. An END line whose BEGIN was
 //!    cut off by the tail takes the base64 lines above it.
-//! 2. **Provider token shapes**: the table in [`providers`] (about 150 formats: source
+//! 2. **Provider token shapes**: the table in [`formats`] (about 150 formats: source
 //!    hosts, CI, chat webhooks, payments, clouds, AI providers, package registries, mail,
 //!    monitoring; JWTs). Text a family keeps (a webhook URL's path, `AccountKey=`) stays.
 //! 3. **High-entropy tokens**: a token is a run of `[A-Za-z0-9+/_.-]` plus trailing `=`
@@ -46,8 +46,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::formats;
 use super::marker::REDACTED;
-use super::providers;
 
 /// Shortest token the high-entropy rule judges.
 pub const MIN_TOKEN_LEN: usize = 32;
@@ -89,7 +89,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 }
 
 fn families(text: &str) -> Option<String> {
-    splice(text, &providers::find(text))
+    splice(text, &formats::find(text))
 }
 
 /// `text` with each byte range replaced by the marker; ranges are sorted and disjoint.

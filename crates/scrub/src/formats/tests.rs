@@ -13,28 +13,45 @@ const TRIES: u64 = 64;
 /// Text around a token where nothing but the table can tell it is one.
 const PLAIN: &[(&str, &str)] = &[("error: ", " end"), ("\"", "\""), ("(", ")"), ("", "\n")];
 
-#[test]
-fn every_row_is_complete() {
-    for row in all() {
-        let title = row.title();
-        assert!(!row.vendor.is_empty() && !row.kind.is_empty(), "{row:?}");
-        assert!(
-            row.doc.starts_with("https://") && !row.doc.contains(' '),
+/// Fails with every message in `problems`, one a line, so that one run shows them all.
+fn report(problems: Vec<String>) {
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// What is wrong with `row` as a definition, if anything.
+fn incomplete(row: &Format) -> Option<String> {
+    let title = row.title();
+    if row.vendor.is_empty() || row.kind.is_empty() {
+        return Some(format!("{row:?}: no vendor or kind"));
+    }
+    if !row.doc.starts_with("https://") || row.doc.contains(' ') {
+        return Some(format!(
             "{title}: doc must be the vendor's page: {:?}",
             row.doc
-        );
-        for template in [row.kept, row.sample, row.near_miss] {
-            sample::check(template).unwrap_or_else(|e| panic!("{title}: {e}"));
-        }
-        assert!(
-            !row.sample.is_empty() && !row.near_miss.is_empty(),
-            "{title}"
-        );
+        ));
     }
+    for template in [row.kept, row.sample, row.near_miss] {
+        if let Err(e) = sample::check(template) {
+            return Some(format!("{title}: {e}"));
+        }
+    }
+    (row.sample.is_empty() || row.near_miss.is_empty())
+        .then(|| format!("{title}: no sample or near miss"))
+}
+
+#[test]
+fn every_row_is_complete() {
+    report(all().filter_map(incomplete).collect());
 }
 
 #[test]
 fn every_sample_is_found_whole() {
+    let mut problems = Vec::new();
     for (n, row) in all().enumerate() {
         let mut rng = Rng::new(n as u64 + 1);
         for _ in 0..TRIES {
@@ -43,40 +60,46 @@ fn every_sample_is_found_whole() {
             for (before, after) in PLAIN {
                 let text = format!("{before}{kept}{secret}{after}");
                 let start = before.len() + kept.len();
-                assert_eq!(
-                    find(&text),
-                    vec![(start, start + secret.len())],
-                    "{}: {text}",
-                    row.title()
-                );
+                let found = find(&text);
+                if found != [(start, start + secret.len())] {
+                    problems.push(format!("{}: {text:?} gave {found:?}", row.title()));
+                }
             }
         }
     }
+    report(problems);
 }
 
 #[test]
 fn every_near_miss_is_left() {
+    let mut problems = Vec::new();
     for (n, row) in all().enumerate() {
         let mut rng = Rng::new(n as u64 + 1);
         for _ in 0..TRIES {
             let near = sample::render(row.near_miss, &mut rng);
             let text = format!("error: {near} end");
-            assert_eq!(find(&text), vec![], "{}: {text}", row.title());
+            if !find(&text).is_empty() {
+                problems.push(format!("{}: near miss found in {text:?}", row.title()));
+            }
         }
     }
+    report(problems);
 }
 
 #[test]
 fn every_sample_starts_with_a_trigger() {
+    let mut problems = Vec::new();
     for row in all().filter(|row| !row.triggers.is_empty()) {
         let whole = format!("{}{}", row.kept, row.sample);
-        assert!(
-            row.triggers.iter().any(|t| whole.starts_with(t)),
-            "{}: {whole} starts with none of {:?}",
-            row.title(),
-            row.triggers
-        );
+        if !row.triggers.iter().any(|t| whole.starts_with(t)) {
+            problems.push(format!(
+                "{}: {whole} starts with none of {:?}",
+                row.title(),
+                row.triggers
+            ));
+        }
     }
+    report(problems);
 }
 
 #[test]

@@ -199,3 +199,49 @@ pub(crate) fn literals(template: &str) -> Vec<&str> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_have_their_length_and_alphabet() {
+        let mut rng = Rng::new(1);
+        for _ in 0..100 {
+            let text = render("ghp_{b62:36}-{hex:8}.{uuid}", &mut rng);
+            let (head, uuid) = text.split_once('.').unwrap();
+            let (token, hex) = head.split_once('-').unwrap();
+            assert_eq!(token.len(), 40);
+            assert!(token[4..].bytes().all(|c| c.is_ascii_alphanumeric()));
+            assert!(hex.len() == 8 && hex.bytes().all(|c| c.is_ascii_hexdigit()));
+            assert!(!hex.bytes().any(|c| c.is_ascii_uppercase()));
+            let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
+            assert_eq!(groups, [8, 4, 4, 4, 12]);
+        }
+    }
+
+    #[test]
+    fn a_run_of_letters_and_digits_has_both() {
+        let mut rng = Rng::new(2);
+        for _ in 0..2000 {
+            let run = render("{b62:3}", &mut rng);
+            assert!(run.bytes().any(|c| c.is_ascii_digit()), "{run}");
+            assert!(run.bytes().any(|c| c.is_ascii_alphabetic()), "{run}");
+        }
+    }
+
+    #[test]
+    fn malformed_templates_are_refused() {
+        for bad in ["{b62}", "{b62:x}", "{nope:3}", "ghp_{b62:3", "{}"] {
+            assert!(check(bad).is_err(), "{bad}");
+        }
+        assert!(check("plain text").is_ok());
+    }
+
+    #[test]
+    fn templates_read_as_words() {
+        assert_eq!(describe("ghp_{b62:36}"), "`ghp_` + 36 letters and digits");
+        assert_eq!(describe("pat-na1-{uuid}"), "`pat-na1-` + a UUID");
+        assert_eq!(literals("a{hex:2}b{uuid}"), ["a", "b"]);
+    }
+}

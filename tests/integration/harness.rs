@@ -5,7 +5,8 @@
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
-use std::path::Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -471,6 +472,27 @@ impl Running {
 
 /// The longest [`Running::wait_for`] waits for a readiness marker.
 pub const MARKER_WAIT: Duration = Duration::from_secs(60);
+
+/// The first of `programs` found on PATH, for a test that needs a program from outside the
+/// Rust toolchain (the feature `external-tests`). Without any of them the test fails, naming
+/// the Debian package that has it: such a test never passes by skipping.
+pub fn require(programs: &[&str], package: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    programs
+        .iter()
+        .flat_map(|p| std::env::split_paths(&path).map(move |dir| dir.join(p)))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "this test needs {} on PATH, from the Debian package {package} \
+                 (apt-get install {package}; .ci/run installs it)",
+                programs.join(" or ")
+            )
+        })
+}
 
 /// Polls `check` until it holds or `limit` passes; for conditions with no event to wait on
 /// (a process disappearing from /proc). Returns whether it held.

@@ -3,6 +3,8 @@
 mod harness;
 
 mod check;
+// Steps the wall clock with libfaketime (Debian package faketime).
+#[cfg(feature = "external-tests")]
 mod clock_step;
 mod corpus;
 mod deadlines;

@@ -1,14 +1,17 @@
-//! `--metrics-dir`: the metrics file each job gets, checked with the real tools: `promtool
-//! check metrics` (Debian package `prometheus`) and a `prometheus-node-exporter` the test
-//! starts on a loopback port with the textfile collector, scraped over HTTP.
+//! `--metrics-dir`: the metrics file each job gets. Every file is checked in-process
+//! against the Prometheus text format (with the `prometheus-parse` crate's line grammar and
+//! the format's rules on HELP, TYPE and series); with the feature `external-tests`, also by
+//! the real tools: `promtool check metrics` (Debian package `prometheus`) and a
+//! `prometheus-node-exporter` the test starts on a loopback port with the textfile
+//! collector, scraped over HTTP (`metrics/tools.rs`).
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use nix::sys::signal::Signal;
+use prometheus_parse::{LineInfo, SampleType};
 
 use crate::harness::{Crontap, Receiver, eventually, refused_url};
 use crate::state::{Gate, stateful};
@@ -40,103 +43,102 @@ fn now_secs() -> f64 {
         .as_secs_f64()
 }
 
-/// `promtool check metrics` on `file`: its exit status and what it said.
-fn promtool(file: &Path) -> (bool, String) {
-    let out = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::fs::File::open(file).unwrap())
-        .output()
-        .expect("promtool (Debian package prometheus) is installed");
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), said)
-}
-
-/// A node_exporter serving only the textfile collector for `dir`, killed on drop.
-struct NodeExporter {
-    child: Child,
-    port: u16,
-}
-
-impl NodeExporter {
-    fn start(dir: &Path) -> NodeExporter {
-        let port = {
-            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            listener.local_addr().unwrap().port()
-        };
-        let program = ["prometheus-node-exporter", "node_exporter"]
-            .into_iter()
-            .find(|p| {
-                Command::new(p)
-                    .arg("--version")
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status()
-                    .is_ok()
-            })
-            .expect("node_exporter (Debian package prometheus-node-exporter) is installed");
-        let child = Command::new(program)
-            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-            .arg("--collector.disable-defaults")
-            .arg("--collector.textfile")
-            .arg(format!("--collector.textfile.directory={}", dir.display()))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let exporter = NodeExporter { child, port };
-        assert!(
-            eventually(Duration::from_secs(30), || exporter.scrape().is_some()),
-            "node_exporter did not come up on port {port}"
-        );
-        exporter
+/// What is wrong with `text` as a file of the Prometheus text format, if anything: a line
+/// that is neither a sample, a comment nor blank; a sample whose family has no HELP and
+/// TYPE line before it, or whose value is no number; a counter not named `…_total`; the
+/// same series twice; a file not ending in a newline.
+fn format_problems(text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !text.ends_with('\n') {
+        problems.push("the last line has no newline".to_owned());
     }
-
-    /// GET /metrics, the body.
-    fn scrape(&self) -> Option<String> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
-        stream
-            .write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-            .ok()?;
-        let mut response = String::new();
-        stream.read_to_string(&mut response).ok()?;
-        let (head, body) = response.split_once("\r\n\r\n")?;
-        head.starts_with("HTTP/1.0 200")
-            .then(|| body.to_owned())
-            .or_else(|| head.starts_with("HTTP/1.1 200").then(|| body.to_owned()))
+    let mut helped = HashSet::new();
+    let mut types = HashMap::new();
+    let mut series = HashSet::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = n + 1;
+        match LineInfo::parse(line) {
+            LineInfo::Doc { metric_name, .. } => {
+                helped.insert(metric_name.to_owned());
+            }
+            LineInfo::Type {
+                metric_name,
+                sample_type,
+                ..
+            } => {
+                if sample_type == SampleType::Counter && !metric_name.ends_with("_total") {
+                    problems.push(format!("line {at}: counter {metric_name} is not _total"));
+                }
+                types.insert(metric_name, sample_type);
+            }
+            LineInfo::Sample {
+                metric_name,
+                labels,
+                value,
+                timestamp,
+            } => {
+                if !helped.contains(metric_name) || !types.contains_key(metric_name) {
+                    problems.push(format!("line {at}: {metric_name} has no HELP and TYPE"));
+                }
+                if value.parse::<f64>().is_err() || timestamp.is_some() {
+                    problems.push(format!("line {at}: {value:?} is not a plain value"));
+                }
+                if !series.insert((metric_name, labels.unwrap_or(""))) {
+                    problems.push(format!("line {at}: {metric_name} {labels:?} again"));
+                }
+            }
+            LineInfo::Empty => {}
+            LineInfo::Ignored if line.starts_with('#') => {}
+            LineInfo::Ignored => problems.push(format!("line {at}: {line:?} is not the format")),
+        }
     }
+    problems
 }
 
-impl Drop for NodeExporter {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Asserts that the metrics file `file` is in the Prometheus text format; its text.
+fn well_formed(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    let problems = format_problems(&text);
+    assert!(
+        problems.is_empty(),
+        "{}: {problems:?}\n{text}",
+        file.display()
+    );
+    text
 }
 
-/// Two jobs, one file each, counters carried over between runs, checked by promtool and
-/// served by node_exporter with the values the runs produced.
 #[test]
-fn two_jobs_through_promtool_and_node_exporter() {
-    let receiver = Receiver::start();
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let metrics = dir.path().join("metrics");
-    std::fs::create_dir(&metrics).unwrap();
-    let before = now_secs();
+fn the_format_check_finds_what_is_wrong() {
+    let good = "# HELP a_total A.\n# TYPE a_total counter\na_total{job=\"x\"} 1\n";
+    assert_eq!(format_problems(good), Vec::<String>::new());
+    for bad in [
+        "# HELP a_total A.\n# TYPE a_total counter\na_total{job=\"x\"} 1",
+        "a_total 1\n",
+        "# HELP a A.\n# TYPE a counter\na 1\n",
+        "# HELP a_total A.\n# TYPE a_total counter\na_total one\n",
+        "# HELP a_total A.\n# TYPE a_total counter\na_total 1\na_total 2\n",
+        "# HELP a_total A.\n# TYPE a_total counter\n{job=\"x\"} 1\n",
+    ] {
+        assert!(!format_problems(bad).is_empty(), "{bad:?}");
+    }
+}
 
-    // Job "nightly": a failure, a success, then a run skipped as already done today.
+/// Two jobs in `metrics`, as a fleet writes them: job "nightly" fails, succeeds, then is
+/// skipped as already done today; a job named from its command, through
+/// CRONTAP_METRICS_DIR, succeeds but its ping fails. The files' names, and the derived job
+/// name.
+fn two_jobs(receiver: &Receiver, dir: &Path, metrics: &Path) -> (Vec<String>, String) {
+    let state = dir.join("state");
     for (script, code) in [("exit 3", 3), ("exit 0", 0), ("exit 0", 0)] {
-        let out = stateful(&receiver, &state)
+        let out = stateful(receiver, &state)
             .arg("--metrics-dir")
-            .arg(&metrics)
+            .arg(metrics)
             .args(["--job", "nightly", "--once-per", "1d"])
             .sh(script);
         assert_eq!(out.code, code, "{}", out.stderr);
     }
-    // A job named from its command, through CRONTAP_METRICS_DIR, whose ping fails.
     let out = Crontap::with_url(&refused_url())
-        .env("CRONTAP_METRICS_DIR", &metrics)
+        .env("CRONTAP_METRICS_DIR", metrics)
         .args(["--ping-retries", "0"])
         .sh("exit 0");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -147,7 +149,7 @@ fn two_jobs_through_promtool_and_node_exporter() {
         out.stderr
     );
 
-    let files = prom_files(&metrics);
+    let files = prom_files(metrics);
     assert_eq!(files.len(), 2, "{files:?}");
     assert_eq!(files[0], "crontap-run-nightly.prom");
     let derived = files[1]
@@ -159,53 +161,62 @@ fn two_jobs_through_promtool_and_node_exporter() {
         derived.starts_with("sh-") && derived.len() == 11,
         "{derived}"
     );
+    (files, derived)
+}
 
-    for file in &files {
-        let (ok, said) = promtool(&metrics.join(file));
-        assert!(ok, "promtool check metrics {file}: {said}");
-    }
-
-    let exporter = NodeExporter::start(&metrics);
-    let scraped = exporter.scrape().unwrap();
-    let nightly = |name: &str| value(&scraped, &format!("crontap_run_{name}{{job=\"nightly\"}}"));
+/// The values the runs of [`two_jobs`] leave, in `text` (the files, or a scrape of them),
+/// for runs that started after `before`.
+fn assert_two_jobs_values(text: &str, derived: &str, before: f64) {
+    let nightly = |name: &str| value(text, &format!("crontap_run_{name}{{job=\"nightly\"}}"));
     let runs = |job: &str, result: &str| {
         value(
-            &scraped,
+            text,
             &format!("crontap_run_runs_total{{job=\"{job}\",result=\"{result}\"}}"),
         )
     };
-    assert_eq!(runs("nightly", "failed"), Some(1.0), "{scraped}");
-    assert_eq!(runs("nightly", "succeeded"), Some(1.0), "{scraped}");
-    assert_eq!(runs("nightly", "skipped"), Some(1.0), "{scraped}");
+    assert_eq!(runs("nightly", "failed"), Some(1.0), "{text}");
+    assert_eq!(runs("nightly", "succeeded"), Some(1.0), "{text}");
+    assert_eq!(runs("nightly", "skipped"), Some(1.0), "{text}");
     // The skipped run changed no "last" value: they are the successful run's.
-    assert_eq!(nightly("last_exit_code"), Some(0.0), "{scraped}");
-    assert_eq!(nightly("ping_failures_total"), Some(0.0), "{scraped}");
+    assert_eq!(nightly("last_exit_code"), Some(0.0), "{text}");
+    assert_eq!(nightly("ping_failures_total"), Some(0.0), "{text}");
     let start = nightly("last_start_timestamp_seconds").unwrap();
     let end = nightly("last_end_timestamp_seconds").unwrap();
     let success = nightly("last_success_timestamp_seconds").unwrap();
     let after = now_secs();
     assert!(
         before - 1.0 <= start && start <= end && end <= after + 1.0,
-        "{scraped}"
+        "{text}"
     );
-    assert_eq!(success, end, "{scraped}");
+    assert_eq!(success, end, "{text}");
     let duration = nightly("last_duration_seconds").unwrap();
-    assert!(
-        (0.0..=(end - start) + 0.001).contains(&duration),
-        "{scraped}"
-    );
+    assert!((0.0..=(end - start) + 0.001).contains(&duration), "{text}");
 
-    assert_eq!(runs(&derived, "succeeded"), Some(1.0), "{scraped}");
-    assert_eq!(runs(&derived, "failed"), Some(0.0), "{scraped}");
+    assert_eq!(runs(derived, "succeeded"), Some(1.0), "{text}");
+    assert_eq!(runs(derived, "failed"), Some(0.0), "{text}");
     let ping_failures = format!("crontap_run_ping_failures_total{{job=\"{derived}\"}}");
-    assert_eq!(value(&scraped, &ping_failures), Some(1.0), "{scraped}");
-    // node_exporter read both files without complaint.
-    assert_eq!(
-        value(&scraped, "node_textfile_scrape_error"),
-        Some(0.0),
-        "{scraped}"
-    );
+    assert_eq!(value(text, &ping_failures), Some(1.0), "{text}");
 }
+
+/// Two jobs, one file each, counters carried over between runs, each file in the text
+/// format with the values the runs produced.
+#[test]
+fn two_jobs_one_well_formed_file_each() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = dir.path().join("metrics");
+    std::fs::create_dir(&metrics).unwrap();
+    let before = now_secs();
+    let (files, derived) = two_jobs(&receiver, dir.path(), &metrics);
+    let text: String = files
+        .iter()
+        .map(|f| well_formed(&metrics.join(f)))
+        .collect();
+    assert_two_jobs_values(&text, &derived, before);
+}
+
+#[cfg(feature = "external-tests")]
+mod tools;
 
 /// A run stopped before its command started is counted as failed with its 128+S status.
 #[test]
@@ -349,6 +360,5 @@ fn a_failure_keeps_the_last_success_time() {
         success + 1.0 <= end,
         "last success {success}, last end {end}: {text}"
     );
-    let (ok, said) = promtool(&file);
-    assert!(ok, "promtool check metrics: {said}");
+    well_formed(&file);
 }

@@ -6,7 +6,7 @@
 //! Everything is private to the crate except what something outside it needs:
 //! - [`app`] and [`log`]: the binary's `main` runs [`app::main`] and prints errors with
 //!   [`log::report_error`]; [`run::signals::record_inherited`] and
-//!   [`harden::keep_secrets_from_the_job`] run before `main`.
+//!   [`run::harden::keep_secrets_from_the_job`] run before `main`.
 //! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`].
 //! - [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the summary benchmark,
 //!   the fuzz target and the corpus and property tests build failure summaries (with the
@@ -19,7 +19,6 @@ pub mod app;
 pub mod cli;
 pub(crate) mod config;
 pub mod files;
-pub mod harden;
 pub(crate) mod lifecycle;
 pub mod log;
 pub(crate) mod metrics;

@@ -10,10 +10,10 @@ use std::process::ExitCode;
 static RECORD_INHERITED_SIGNALS: extern "C" fn() = crontap_run::run::signals::record_inherited;
 
 /// Non-dumpable before anything else runs, so that the job (or any process of the same user)
-/// cannot read crontap-run's environment or memory; see `harden` for why so early.
+/// cannot read crontap-run's environment or memory; see `run::harden` for why so early.
 #[used]
 #[unsafe(link_section = ".init_array")]
-static KEEP_SECRETS: extern "C" fn() = crontap_run::harden::keep_secrets_from_the_job;
+static KEEP_SECRETS: extern "C" fn() = crontap_run::run::harden::keep_secrets_from_the_job;
 
 fn main() -> ExitCode {
     match crontap_run::app::main(std::env::args_os()) {

@@ -110,6 +110,7 @@ pub fn install(effects: Arc<Effects>, fault: Option<String>) {
 /// An attempt of the command has been spawned.
 pub fn command_running() {
     tell(|phase| *phase = Phase::Running);
+    fault_point("command-running");
 }
 
 /// An attempt has ended with `verdict`.

@@ -229,6 +229,18 @@ fn rows() -> Vec<Row> {
             counted: "failed",
         },
         Row {
+            end: "a panic while the command runs",
+            options: no_overlap,
+            fault: Some("command-running"),
+            command: &["sleep", "30"],
+            prepare: nothing,
+            act: Act::Wait,
+            exit: 125,
+            ping: Ping::Failure("crontap-run failed while the command ran (internal error)"),
+            history: ("failed", Some(125)),
+            counted: "failed",
+        },
+        Row {
             end: "a panic while waiting to retry",
             options: &["--no-overlap", "--retries", "1", "--retry-delay", "10ms"],
             fault: Some("retry-wait"),

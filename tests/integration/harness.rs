@@ -5,8 +5,7 @@
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -476,7 +475,9 @@ pub const MARKER_WAIT: Duration = Duration::from_secs(60);
 /// The first of `programs` found on PATH, for a test that needs a program from outside the
 /// Rust toolchain (the feature `external-tests`). Without any of them the test fails, naming
 /// the Debian package that has it: such a test never passes by skipping.
-pub fn require(programs: &[&str], package: &str) -> PathBuf {
+#[cfg(feature = "external-tests")]
+pub fn require(programs: &[&str], package: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH").unwrap_or_default();
     programs
         .iter()

@@ -3,229 +3,97 @@
 use super::{Check, Format};
 
 pub(super) const FORMATS: &[Format] = &[
+    // Slack: bot token strings begin with `xoxb-`, user token strings with `xoxp-`, and
+    // token strings may be up to 255 characters long. The prefixes are short, so the rest
+    // must hold a letter and a digit (`xoxb-your-bot-token` is a placeholder, not a token).
     Format {
-        vendor: "slack",
-        kind: "token",
-        doc: "",
-        triggers: &["xox"],
-        pattern: r"xox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}",
-        sample: "xoxb-{dig:12}-{b62:24}",
-        near_miss: "xoxb-",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "slack",
-        kind: "app-token",
-        doc: "",
-        triggers: &["xapp-"],
-        pattern: r"xapp-[0-9]-[A-Za-z0-9\-]{10,}",
-        sample: "xapp-1-A{un:10}-{an:64}",
-        near_miss: "xapp-x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "slack",
-        kind: "webhook",
-        doc: "",
-        triggers: &["hooks.slack.com/"],
-        pattern: r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/\-]{20,}",
-        kept: "hooks.slack.com/services/",
-        sample: "T{un:8}/B{un:10}/{b62:24}",
-        near_miss: "hooks.slack.com/services/",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "discord",
-        kind: "webhook",
-        doc: "",
-        triggers: &["discord.com/", "discordapp.com/"],
-        pattern: r"(discord(?:app)?\.com/api/webhooks/[0-9]+/)[A-Za-z0-9_\-]{20,}",
-        kept: "discord.com/api/webhooks/123456789012345678/",
-        sample: "{url:68}",
-        near_miss: "discord.com/api/webhooks/",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "discord",
-        kind: "mfa-token",
-        doc: "",
-        triggers: &["mfa."],
-        pattern: r"mfa\.[A-Za-z0-9_\-]{80,}",
-        sample: "mfa.{url:84}",
-        near_miss: "mfa.enabled",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "teams",
-        kind: "webhook",
-        doc: "",
-        triggers: &["webhook.office.com/"],
-        pattern: r"(webhook\.office\.com/webhookb2/)[A-Za-z0-9@/_\-]{40,}",
-        kept: "webhook.office.com/webhookb2/",
-        sample: "{uuid}@{uuid}/IncomingWebhook/{an:32}/{uuid}",
-        near_miss: "webhook.office.com/webhookb2/",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "zapier",
-        kind: "webhook",
-        doc: "",
-        triggers: &["hooks.zapier.com/"],
-        pattern: r"(hooks\.zapier\.com/hooks/catch/)[0-9]+/[A-Za-z0-9]+",
-        kept: "hooks.zapier.com/hooks/catch/",
-        sample: "{dig:7}/{an:7}",
-        near_miss: "hooks.zapier.com/hooks/catch/",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "ifttt",
-        kind: "webhook",
-        doc: "",
-        triggers: &["maker.ifttt.com/"],
-        pattern: r"(maker\.ifttt\.com/(?:trigger/[A-Za-z0-9_\-.]+/(?:json/)?)?with/key/)[A-Za-z0-9_\-]{16,}",
-        kept: "maker.ifttt.com/trigger/backup_done/with/key/",
-        sample: "{url:22}",
-        near_miss: "maker.ifttt.com/trigger/x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "sendgrid",
-        kind: "key",
-        doc: "",
-        triggers: &["SG."],
-        pattern: r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
-        sample: "SG.{url:22}.{url:43}",
-        near_miss: "SG.foo.bar",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "brevo",
-        kind: "key",
-        doc: "",
-        triggers: &["xkeysib-", "xsmtpsib-"],
-        pattern: r"x(?:key|smtp)sib-[a-f0-9]{64}-[A-Za-z0-9]{16}",
-        sample: "xkeysib-{hex:64}-{b62:16}",
-        near_miss: "xkeysib-x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "mailgun",
-        kind: "key",
-        doc: "",
-        triggers: &["key-"],
-        pattern: r"key-[A-Za-z0-9]{32}\b",
-        sample: "key-{hex:32}",
-        near_miss: "key-value",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "mailgun",
-        kind: "public-key",
-        doc: "",
-        triggers: &["pubkey-"],
-        pattern: r"pubkey-[a-f0-9]{32}\b",
-        sample: "pubkey-{hex:32}",
-        near_miss: "pubkey-file",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "mandrill",
-        kind: "key",
-        doc: "",
-        triggers: &["md-"],
-        pattern: r"md-[A-Za-z0-9_\-]{22,}",
+        vendor: "Slack",
+        kind: "bot or user token",
+        doc: "https://api.slack.com/concepts/token-types",
+        triggers: &["xoxb-", "xoxp-"],
+        pattern: r"xox[bp]-[A-Za-z0-9-]{10,250}",
         check: Check::Mixed,
-        sample: "md-{url:21}1",
-        near_miss: "md-heading-level-one-xy",
+        sample: "xoxb-{b62:48}",
+        near_miss: "xoxb-your-bot-token",
         ..Format::ROW
     },
+    // Slack: app-level token strings begin with `xapp-`.
     Format {
-        vendor: "resend",
-        kind: "key",
-        doc: "",
-        triggers: &["re_"],
-        pattern: r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}\b",
-        sample: "re_{b62:8}_{b62:24}",
-        near_miss: "re_run_x",
+        vendor: "Slack",
+        kind: "app-level token",
+        doc: "https://api.slack.com/authentication/token-types?nojsmode=1",
+        triggers: &["xapp-"],
+        pattern: r"xapp-[A-Za-z0-9-]{10,250}",
+        check: Check::Mixed,
+        sample: "xapp-{b62:48}",
+        near_miss: "xapp-level-token",
         ..Format::ROW
     },
+    // Slack's token rotation method returns an app configuration token `xoxe.xoxp-...`.
     Format {
-        vendor: "twilio",
-        kind: "api-key",
-        doc: "",
-        triggers: &["SK"],
-        pattern: r"SK[0-9a-fA-F]{32}\b(?::[A-Za-z0-9]{32}\b)?",
-        sample: "SK{hex:32}",
-        near_miss: "SKU1234",
+        vendor: "Slack",
+        kind: "app configuration token",
+        doc: "https://api.slack.com/methods/tooling.tokens.rotate",
+        triggers: &["xoxe."],
+        pattern: r"xoxe\.xox[bp]-[A-Za-z0-9-]{10,245}",
+        check: Check::Mixed,
+        sample: "xoxe.xoxp-{b62:48}",
+        near_miss: "xoxe.xoxp-...",
         ..Format::ROW
     },
+    // The same method takes and returns a refresh token `xoxe-...`; its example
+    // `xoxe-1-abcdefg` is a shortened placeholder, too short to be a token.
     Format {
-        vendor: "twilio",
-        kind: "auth-pair",
-        doc: "",
-        triggers: &["AC"],
-        pattern: r"(AC[0-9a-f]{32}:)[A-Za-z0-9]{32}\b",
-        kept: "AC{hex:32}:",
-        sample: "{b62:32}",
-        near_miss: "AC{hex:32}",
+        vendor: "Slack",
+        kind: "configuration refresh token",
+        doc: "https://api.slack.com/methods/tooling.tokens.rotate",
+        triggers: &["xoxe-"],
+        pattern: r"xoxe-[A-Za-z0-9-]{10,250}",
+        check: Check::Mixed,
+        sample: "xoxe-1-{b62:48}",
+        near_miss: "xoxe-1-abcdefg",
         ..Format::ROW
     },
+    // Slack's webhook guide: a webhook URL looks like
+    // `https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX`, a
+    // workspace ID, a webhook ID and a secret. The path after `services/` is the secret.
     Format {
-        vendor: "intercom",
-        kind: "token",
-        doc: "",
-        triggers: &["dG9rO"],
-        pattern: r"dG9rO[A-Za-z0-9+/]{40,}={0,2}",
-        sample: "dG9rOj{b64:54}=",
-        near_miss: "dG9rO",
+        vendor: "Slack",
+        kind: "incoming webhook URL",
+        doc: "https://api.slack.com/messaging/webhooks",
+        triggers: &["hooks.slack.com/"],
+        pattern: r"(hooks\.slack\.com/services/)T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/[A-Za-z0-9]{24,}",
+        kept: "hooks.slack.com/services/",
+        sample: "T{un:8}/B{un:8}/{b62:24}",
+        near_miss: "hooks.slack.com/services/T{un:8}/B{un:8}",
         ..Format::ROW
     },
+    // Discord executes a webhook at `/webhooks/{webhook.id}/{webhook.token}`; the ID is a
+    // snowflake (digits) and the page's example token is 100 hex digits. Tokens are taken
+    // as 32 or more URL-safe characters after the ID, with or without an API version.
     Format {
-        vendor: "firebase",
-        kind: "server-key",
-        doc: "",
-        triggers: &["AAAA"],
-        pattern: r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}",
-        sample: "AAAA{url:7}:APA91b{url:134}",
-        near_miss: "AAAA",
+        vendor: "Discord",
+        kind: "webhook URL",
+        doc: "https://discordapp.com/developers/docs/resources/webhook",
+        triggers: &["discord.com/", "discordapp.com/"],
+        pattern: r"(discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/[0-9]{15,20}/)[A-Za-z0-9_-]{32,}",
+        kept: "discord.com/api/webhooks/{dig:18}/",
+        sample: "{hex:100}",
+        near_miss: "discord.com/channels/{dig:18}/{dig:18}",
         ..Format::ROW
     },
+    // Telegram: a bot token looks like `123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11`, the
+    // bot's number, a colon and 34 URL-safe characters (both of Telegram's examples start
+    // that part with `A`). Requests put it after `bot` in the URL path, which is kept.
+    // There is no literal start, so this row runs over the whole text.
     Format {
-        vendor: "twitter",
-        kind: "bearer-token",
-        doc: "",
-        triggers: &["AAAA"],
-        pattern: r"A{20,}[A-Za-z0-9%]{60,}",
-        sample: "AAAAAAAAAAAAAAAAAAAAAA{b62:90}",
-        near_miss: "AAAAAAAA",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "discord-bot",
-        kind: "token",
-        doc: "",
-        pattern: r"\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}",
-        sample: "M{url:25}.{url:6}.{url:38}",
-        near_miss: "M.x.y",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "telegram-bot",
-        kind: "token",
-        doc: "",
-        pattern: r"\b(bot)?[0-9]{8,10}:A[A-Za-z0-9_\-]{34,}",
+        vendor: "Telegram",
+        kind: "bot token",
+        doc: "https://core.telegram.org/bots/api",
+        pattern: r"\b(bot)?[0-9]{6,12}:A[A-Za-z0-9_-]{33,34}",
         kept: "bot",
-        sample: "{dig:10}:AA{url:33}",
-        near_miss: "bot1234567890:A",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "mailchimp",
-        kind: "token",
-        doc: "",
-        pattern: r"\b[a-f0-9]{32}-us[0-9]{1,2}\b",
-        sample: "{hex:32}-us21",
-        near_miss: "{hex:32}-us",
+        sample: "{dig:9}:A{url:33}",
+        near_miss: "{dig:8}:{uuid}",
         ..Format::ROW
     },
 ];

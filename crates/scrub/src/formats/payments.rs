@@ -3,164 +3,135 @@
 use super::Format;
 
 pub(super) const FORMATS: &[Format] = &[
+    // Stripe's key page lists the prefixes: `sk_test_` / `sk_live_` for secret keys and
+    // `rk_test_` / `rk_live_` for restricted keys (`pk_` keys are publishable and safe to
+    // expose, so they are left). The sample key in Stripe's API reference has 24 letters and
+    // digits after the prefix; Stripe's upgrade notes say opaque strings may grow, up to 255
+    // characters, so longer keys are taken whole.
     Format {
-        vendor: "stripe",
-        kind: "key",
-        doc: "",
-        triggers: &["sk_", "rk_", "pk_"],
-        pattern: r"[srp]k_(?:live|test|prod)_[A-Za-z0-9]{16,}",
-        sample: "sk_live_{b62:99}",
-        near_miss: "sk_live_",
+        vendor: "Stripe",
+        kind: "secret or restricted API key",
+        doc: "https://docs.stripe.com/keys",
+        triggers: &["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
+        pattern: r"[sr]k_(?:live|test)_[A-Za-z0-9]{24,247}",
+        sample: "sk_live_{b62:24}",
+        near_miss: "sk_live_{b62:12}",
         ..Format::ROW
     },
+    // The Stripe CLI prints the signing secret it uses: `whsec_` and 32 letters and digits.
     Format {
-        vendor: "checkout",
-        kind: "key",
-        doc: "",
-        triggers: &["sk_"],
-        pattern: r"sk_sbox_[A-Za-z0-9_\-]{20,}",
-        sample: "sk_sbox_{an:26}",
-        near_miss: "sk_sbox_",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "elevenlabs",
-        kind: "key",
-        doc: "",
-        triggers: &["sk_"],
-        pattern: r"sk_[a-f0-9]{48}\b",
-        sample: "sk_{hex:48}",
-        near_miss: "sk_{hex:40}",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "clickup",
-        kind: "token",
-        doc: "",
-        triggers: &["pk_"],
-        pattern: r"pk_[0-9]{4,}_[A-Z0-9]{32}\b",
-        sample: "pk_{dig:8}_{un:32}",
-        near_miss: "pk_12_AB",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "stripe",
-        kind: "webhook-secret",
-        doc: "",
+        vendor: "Stripe",
+        kind: "webhook signing secret",
+        doc: "https://github.com/stripe/stripe-cli/wiki/listen-command",
         triggers: &["whsec_"],
-        pattern: r"whsec_[A-Za-z0-9+/=]{24,}",
+        pattern: r"whsec_[A-Za-z0-9]{32,}",
         sample: "whsec_{b62:32}",
-        near_miss: "whsec_x",
+        near_miss: "whsec_{b62:16}",
         ..Format::ROW
     },
+    // Shopify's changelog: access tokens grew from 32 to 38 characters by gaining a static
+    // prefix, `shpat_` (public apps), `shpca_` (custom apps) or `shppa_` (private apps).
     Format {
-        vendor: "square",
-        kind: "token",
-        doc: "",
-        triggers: &["sq0atp-", "sq0csp-", "sq0idp-"],
-        pattern: r"sq0(?:atp|csp|idp)-[A-Za-z0-9_\-]{22,}",
-        sample: "sq0csp-{url:43}",
-        near_miss: "sq0csp-short",
+        vendor: "Shopify",
+        kind: "access token",
+        doc: "https://shopify.dev/changelog/length-of-the-shopify-access-token-is-increasing",
+        triggers: &["shpat_", "shpca_", "shppa_"],
+        pattern: r"shp(?:at|ca|pa)_[A-Za-z0-9]{32}\b",
+        sample: "shpat_{b62:32}",
+        near_miss: "shpat_{b62:20}",
         ..Format::ROW
     },
+    // Shopify's changelog: app secret keys grew from 32 to 38 characters with the prefix
+    // `shpss_`.
     Format {
-        vendor: "square",
-        kind: "access-token",
-        doc: "",
-        triggers: &["EAAA"],
-        pattern: r"EAAA[A-Za-z0-9_\-]{60,}",
-        sample: "EAAA{url:60}",
-        near_miss: "EAAAA",
+        vendor: "Shopify",
+        kind: "app secret key",
+        doc: "https://shopify.dev/changelog/app-secret-key-length-has-increased",
+        triggers: &["shpss_"],
+        pattern: r"shpss_[A-Za-z0-9]{32}\b",
+        sample: "shpss_{b62:32}",
+        near_miss: "shpss_{b62:20}",
         ..Format::ROW
     },
+    // Shippo: live keys begin with `shippo_live_`, test keys with `shippo_test_`. The page
+    // gives no length; the example token in Shippo's own SDK readme has 32 hex digits after
+    // the prefix, taken as the least.
     Format {
-        vendor: "shopify",
-        kind: "token",
-        doc: "",
-        triggers: &["shpat_", "shpss_", "shpca_", "shppa_"],
-        pattern: r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
-        sample: "shpat_{hex:32}",
-        near_miss: "shpat_{low:32}",
+        vendor: "Shippo",
+        kind: "API token",
+        doc: "https://docs.goshippo.com/guides/authentication",
+        triggers: &["shippo_live_", "shippo_test_"],
+        pattern: r"shippo_(?:live|test)_[A-Za-z0-9]{32,}",
+        sample: "shippo_live_{hex:32}",
+        near_miss: "shippo_test_token",
         ..Format::ROW
     },
+    // Flutterwave: keys carry `_TEST` in the prefix in test mode; the page's example key is
+    // the prefix, a dash, 32 hex digits and `-X`. Secret keys start `FLWSECK` (public keys,
+    // `FLWPUBK`, are meant for front ends and are left).
     Format {
-        vendor: "shippo",
-        kind: "token",
-        doc: "",
-        triggers: &["shippo_"],
-        pattern: r"shippo_(?:live|test)_[a-fA-F0-9]{40}",
-        sample: "shippo_live_{hex:40}",
-        near_miss: "shippo_live_x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "flutterwave",
-        kind: "key",
-        doc: "",
-        triggers: &["FLWSECK", "FLWPUBK"],
-        pattern: r"FLW(?:SECK|PUBK)(?:_TEST)?-[a-zA-Z0-9]{12,}(?:-X)?",
+        vendor: "Flutterwave",
+        kind: "secret key",
+        doc: "https://developer.flutterwave.com/docs/authentication",
+        triggers: &["FLWSECK"],
+        pattern: r"FLWSECK(?:_TEST)?-[0-9a-fA-F]{32}-X\b",
         sample: "FLWSECK_TEST-{hex:32}-X",
-        near_miss: "FLWSECK",
+        near_miss: "FLWSECK_TEST-SANDBOXDEMOKEY-X",
         ..Format::ROW
     },
+    // Razorpay: API keys begin with `rzp_test_` in test mode and `rzp_live_` in live mode.
+    // The page gives no length; at least 10 letters and digits must follow.
     Format {
-        vendor: "razorpay",
-        kind: "key",
-        doc: "",
-        triggers: &["rzp_"],
-        pattern: r"rzp_(?:live|test)_[A-Za-z0-9]{14,}",
+        vendor: "Razorpay",
+        kind: "API key ID",
+        doc: "https://razorpay.com/docs/sg/payments/quickstart",
+        triggers: &["rzp_live_", "rzp_test_"],
+        pattern: r"rzp_(?:live|test)_[A-Za-z0-9]{10,}",
         sample: "rzp_live_{b62:14}",
-        near_miss: "rzp_live_",
+        near_miss: "rzp_test_key",
         ..Format::ROW
     },
+    // Paddle: keys made after May 2025 are `pdl_`, the environment (`live_` or `sdbx_`),
+    // `apikey_`, a 26-character lower-case ID, `_`, and a 26-character secret (the page's
+    // example secret holds an underscore too).
     Format {
-        vendor: "paddle",
-        kind: "key",
-        doc: "",
+        vendor: "Paddle",
+        kind: "API key",
+        doc: "https://developer.paddle.com/api-reference/about/api-keys",
         triggers: &["pdl_"],
-        pattern: r"pdl_(?:live|sdbx)_apikey_[A-Za-z0-9_]{20,}",
-        sample: "pdl_live_apikey_{b62:40}",
-        near_miss: "pdl_live_",
+        pattern: r"pdl_(?:live|sdbx)_apikey_[0-9a-z]{26}_[A-Za-z0-9_]{26}\b",
+        sample: "pdl_live_apikey_{an:26}_{b62:26}",
+        near_miss: "pdl_live_apikey_{an:26}",
         ..Format::ROW
     },
+    // Mercado Pago's token endpoint answers with an access token of the form
+    // `APP_USR-4934588586838432-XXXXXXXX-241983636`: 16 digits, a masked middle, and the
+    // user ID in digits after the last dash. The public key (`APP_USR-` and hex groups) is
+    // not a secret and is left.
     Format {
-        vendor: "mercadopago",
-        kind: "token",
-        doc: "",
+        vendor: "Mercado Pago",
+        kind: "access token",
+        doc: "https://mercadopago.com.mx/developers/en/reference/oauth/_oauth_token/post",
         triggers: &["APP_USR-"],
-        pattern: r"APP_USR-[0-9]{10,}-[0-9]{6}-[a-f0-9]{32}-[0-9]{6,}",
-        sample: "APP_USR-{dig:16}-{dig:6}-{hex:32}-{dig:9}",
-        near_miss: "APP_USR-1",
+        pattern: r"APP_USR-[0-9]{10,}-[A-Za-z0-9-]{6,}-[0-9]{6,}\b",
+        sample: "APP_USR-{dig:16}-{b62:8}-{dig:9}",
+        near_miss: "APP_USR-{hex:8}-{b62:8}-{hex:12}",
         ..Format::ROW
     },
+    // Plaid: tokens are `[type]-[environment]-[uuid]`; an access token is `access-` and an
+    // asset report token `asset-report-`, then `sandbox`, `development` or `production`,
+    // then a UUID.
     Format {
-        vendor: "woocommerce",
-        kind: "key",
-        doc: "",
-        triggers: &["ck_", "cs_"],
-        pattern: r"c[ks]_[a-f0-9]{40}\b",
-        sample: "ck_{hex:40}",
-        near_miss: "ck_editor_config",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "braintree",
-        kind: "token",
-        doc: "",
-        triggers: &["access_token$"],
-        pattern: r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}",
-        sample: "access_token$production${an:16}${hex:32}",
-        near_miss: "access_token$x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "plaid",
-        kind: "token",
-        doc: "",
-        triggers: &["access-"],
-        pattern: concat!(r"access-(?:sandbox|development|production)-", uuid!()),
-        sample: "access-sandbox-{uuid}",
-        near_miss: "access-sandbox-x",
+        vendor: "Plaid",
+        kind: "access or asset report token",
+        doc: "https://plaid.com/docs/quickstart/glossary/",
+        triggers: &["access-", "asset-report-"],
+        pattern: concat!(
+            r"(?:access|asset-report)-(?:sandbox|development|production)-",
+            uuid!()
+        ),
+        sample: "access-production-{uuid}",
+        near_miss: "access-production-{hex:12}",
         ..Format::ROW
     },
 ];

@@ -1,178 +1,137 @@
 //! AI model providers: their documented token formats, one row each.
+//!
+//! Every row follows the provider's own page in `doc`. Where the page gives only a prefix,
+//! the body is bounded from below by a length no ordinary word reaches, and left open above
+//! so that longer keys are still found.
 
 use super::{Check, Format};
 
 pub(super) const FORMATS: &[Format] = &[
+    // The page: keys start with `sk-ant-`; the example is `sk-ant-api03-...` (a kind and a
+    // two-digit version, then a dash). Claude Enterprise admin keys use `sk-ant-api01-`.
     Format {
-        vendor: "anthropic",
-        kind: "key",
-        doc: "",
+        vendor: "Anthropic",
+        kind: "API key",
+        doc: "https://platform.claude.com/docs/en/get-api-key.md",
         triggers: &["sk-"],
-        pattern: r"sk-ant-[a-z]+[0-9]{2}-[A-Za-z0-9_\-]{20,}",
-        sample: "sk-ant-api03-{url:93}AA",
-        near_miss: "sk-ant-x",
+        pattern: r"sk-ant-api[0-9]{2}-[A-Za-z0-9_\-]{32,}",
+        sample: "sk-ant-api03-{url:80}",
+        near_miss: "sk-ant-api03-your-key-here",
         ..Format::ROW
     },
+    // The page: Console admin keys start with `sk-ant-admin01-`.
     Format {
-        vendor: "openai",
-        kind: "key",
-        doc: "",
+        vendor: "Anthropic",
+        kind: "Admin API key",
+        doc: "https://platform.claude.com/docs/en/manage-claude/admin-api-keys",
         triggers: &["sk-"],
-        pattern: r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}",
-        sample: "sk-proj-{url:156}",
-        near_miss: "sk-proj-x",
+        pattern: r"sk-ant-admin[0-9]{2}-[A-Za-z0-9_\-]{32,}",
+        sample: "sk-ant-admin01-{url:80}",
+        near_miss: "sk-ant-admin01-...",
         ..Format::ROW
     },
+    // OpenAI's own agent skill names project keys `sk-proj` keys; the body is not described.
     Format {
-        vendor: "openai",
-        kind: "key",
-        doc: "",
+        vendor: "OpenAI",
+        kind: "project API key",
+        doc: "https://www.skills.sh/openai/openai-developers-for-cursor/openai-platform-api-key",
         triggers: &["sk-"],
-        pattern: r"sk-[A-Za-z0-9_\-]*T3BlbkFJ[A-Za-z0-9_\-]*",
-        sample: "sk-proj-{url:156}",
-        near_miss: "sk-proj-x",
+        pattern: r"sk-proj-[A-Za-z0-9_\-]{40,}",
+        sample: "sk-proj-{url:120}",
+        near_miss: "sk-proj-key",
         ..Format::ROW
     },
+    // The API reference shows an admin key value `sk-admin-1234abcd` (a placeholder) and a
+    // redacted `sk-admin...def`.
     Format {
-        vendor: "openrouter",
-        kind: "key",
-        doc: "",
+        vendor: "OpenAI",
+        kind: "admin API key",
+        doc: "https://developers.openai.com/api/reference/resources/organization/subresources/admin_api_keys/methods/create/index.md",
         triggers: &["sk-"],
-        pattern: r"sk-or-v1-[a-f0-9]{64}",
+        pattern: r"sk-admin-[A-Za-z0-9_\-]{20,}",
+        check: Check::Mixed,
+        sample: "sk-admin-{url:60}",
+        near_miss: "sk-admin-1234abcd",
+        ..Format::ROW
+    },
+    // The SDK reference's example key: `sk-or-v1-` and 64 lower-case hex digits.
+    Format {
+        vendor: "OpenRouter",
+        kind: "API key",
+        doc: "https://openrouter.ai/docs/client-sdks/typescript/models/operations/exchangeauthcodeforapikeyresponse",
+        triggers: &["sk-"],
+        pattern: r"sk-or-v1-[0-9a-f]{64}\b",
         sample: "sk-or-v1-{hex:64}",
-        near_miss: "sk-or-v1-x",
+        near_miss: "sk-or-v1-{hex:32}",
         ..Format::ROW
     },
+    // The FAQ: the secret key is `sk-lf-...` (the public `pk-lf-` key is not a secret).
     Format {
-        vendor: "langfuse",
-        kind: "key",
-        doc: "",
-        triggers: &["sk-", "pk-lf-"],
-        pattern: r"[sp]k-lf-[A-Za-z0-9\-]{20,}",
-        sample: "sk-lf-{uuid}",
-        near_miss: "sk-lf-x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "sk",
-        kind: "key",
-        doc: "",
+        vendor: "Langfuse",
+        kind: "secret key",
+        doc: "https://langfuse.com/faq/all/lost-secret-key",
         triggers: &["sk-"],
-        pattern: r"sk-[A-Za-z0-9]{32,}",
-        sample: "sk-{b62:48}",
-        near_miss: "sk-learn",
+        pattern: r"sk-lf-[A-Za-z0-9_\-]{20,}",
+        sample: "sk-lf-{url:36}",
+        near_miss: "sk-lf-secret",
         ..Format::ROW
     },
+    // The page: 40-character strings that always start with `r8_`. It names no alphabet;
+    // letters and digits are assumed, and the token must end there.
     Format {
-        vendor: "groq",
-        kind: "key",
-        doc: "",
-        triggers: &["gsk_"],
-        pattern: r"gsk_[A-Za-z0-9]{48,}",
-        sample: "gsk_{b62:52}",
-        near_miss: "gsk_x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "xai",
-        kind: "key",
-        doc: "",
-        triggers: &["xai-"],
-        pattern: r"xai-[A-Za-z0-9]{60,}",
-        sample: "xai-{b62:80}",
-        near_miss: "xai-grok",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "replicate",
-        kind: "token",
-        doc: "",
+        vendor: "Replicate",
+        kind: "API token",
+        doc: "https://replicate.com/docs/topics/security/api-tokens",
         triggers: &["r8_"],
         pattern: r"r8_[A-Za-z0-9]{37}\b",
         sample: "r8_{b62:37}",
-        near_miss: "r8_x",
+        near_miss: "r8_{b62:20}",
         ..Format::ROW
     },
+    // The admin API reference: new keys have the format `pckey_<public-label>_<unique-key>`.
     Format {
-        vendor: "pinecone",
-        kind: "key",
-        doc: "",
-        triggers: &["pcsk_"],
-        pattern: r"pcsk_[A-Za-z0-9_]{40,}",
-        sample: "pcsk_{b62:5}_{b62:60}",
-        near_miss: "pcsk_x",
+        vendor: "Pinecone",
+        kind: "API key",
+        doc: "https://docs.pinecone.io/reference/api/2025-04/admin/create_api_key",
+        triggers: &["pckey_"],
+        pattern: r"pckey_[A-Za-z0-9]+_[A-Za-z0-9]{20,}",
+        sample: "pckey_{b62:5}_{b62:40}",
+        near_miss: "pckey_<public-label>_<unique-key>",
         ..Format::ROW
     },
+    // The page: keys from build.nvidia.com typically start with `nvapi-`.
     Format {
-        vendor: "nvidia",
-        kind: "key",
-        doc: "",
+        vendor: "NVIDIA",
+        kind: "API key",
+        doc: "https://docs.nvidia.com/nemo/retriever/latest/extraction/api-keys/index.html",
         triggers: &["nvapi-"],
-        pattern: r"nvapi-[A-Za-z0-9_\-]{60,}",
+        pattern: r"nvapi-[A-Za-z0-9_\-]{32,}",
         sample: "nvapi-{url:64}",
-        near_miss: "nvapi-x",
+        near_miss: "nvapi-key",
         ..Format::ROW
     },
+    // The API reference authenticates with `Bearer tvly-YOUR_API_KEY`.
     Format {
-        vendor: "tavily",
-        kind: "key",
-        doc: "",
+        vendor: "Tavily",
+        kind: "API key",
+        doc: "https://docs.tavily.com/api-reference/introduction",
         triggers: &["tvly-"],
-        pattern: r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{20,}",
-        sample: "tvly-dev-{b62:32}",
-        near_miss: "tvly-x",
+        pattern: r"tvly-[A-Za-z0-9_\-]{20,}",
+        check: Check::Mixed,
+        sample: "tvly-{url:32}",
+        near_miss: "tvly-YOUR_API_KEY",
         ..Format::ROW
     },
+    // The API reference's generated token: `pplx-1234567890abcdef` (16 letters and digits).
     Format {
-        vendor: "langsmith",
-        kind: "key",
-        doc: "",
-        triggers: &["lsv2_"],
-        pattern: r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}",
-        sample: "lsv2_pt_{hex:32}_{hex:10}",
-        near_miss: "lsv2_pt_x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "perplexity",
-        kind: "key",
-        doc: "",
+        vendor: "Perplexity",
+        kind: "API key",
+        doc: "https://docs.perplexity.ai/api-reference/generate-auth-token-post",
         triggers: &["pplx-"],
-        pattern: r"pplx-[A-Za-z0-9]{40,}",
-        sample: "pplx-{b62:48}",
-        near_miss: "pplx-x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "huggingface",
-        kind: "token",
-        doc: "",
-        triggers: &["hf_", "api_org_"],
-        pattern: r"(?:hf|api_org)_[A-Za-z0-9]{34,}",
-        sample: "hf_{b62:34}",
-        near_miss: "hf_hub_download",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "fireworks",
-        kind: "key",
-        doc: "",
-        triggers: &["fw_"],
-        pattern: r"fw_[A-Za-z0-9]{24,}",
+        pattern: r"pplx-[A-Za-z0-9]{16,}",
         check: Check::Mixed,
-        sample: "fw_{b62:23}1",
-        near_miss: "fw_{low:24}",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "voyage",
-        kind: "key",
-        doc: "",
-        triggers: &["pa-"],
-        pattern: r"pa-[A-Za-z0-9_\-]{40,}",
-        check: Check::Mixed,
-        sample: "pa-{url:42}1",
-        near_miss: "pa-{low:40}",
+        sample: "pplx-{b62:16}",
+        near_miss: "pplx-integrationtests",
         ..Format::ROW
     },
 ];

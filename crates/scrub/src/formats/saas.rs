@@ -1,233 +1,86 @@
-//! Business software: productivity, CRM, maps, social: their documented token formats, one row each.
+//! Business software: productivity, CRM, maps, travel, identity: their documented token
+//! formats, one row each.
+//!
+//! Every row follows the vendor's own page in `doc`. Where the page gives only a prefix, the
+//! body is bounded from below by a length no ordinary word reaches, and left open above.
 
 use super::Format;
 
 pub(super) const FORMATS: &[Format] = &[
+    // The Tokens API page: a token is a JWT-like string of three dot-separated parts, the
+    // first `pk` (public), `sk` (secret) or `tk` (temporary), then a base64url JSON payload
+    // and a signature. Public tokens are meant to be exposed, so only `sk` and `tk` are
+    // secrets here.
     Format {
-        vendor: "linear",
-        kind: "key",
-        doc: "",
-        triggers: &["lin_api_", "lin_oauth_"],
-        pattern: r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}",
-        sample: "lin_api_{b62:40}",
-        near_miss: "lin_api_",
+        vendor: "Mapbox",
+        kind: "secret or temporary access token",
+        doc: "https://docs.mapbox.com/api/ja/accounts/tokens",
+        triggers: &["sk.", "tk."],
+        pattern: r"(?:sk|tk)\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+        sample: "sk.eyJ{url:60}.{url:22}",
+        near_miss: "pk.eyJ{url:60}.{url:22}",
         ..Format::ROW
     },
+    // Dropbox's API support team on its own forum: short-lived access tokens can be told
+    // by their `sl.` prefix (long-lived ones have none, so they are not a format here).
     Format {
-        vendor: "notion",
-        kind: "token",
-        doc: "",
-        triggers: &["ntn_"],
-        pattern: r"ntn_[0-9]{11}[A-Za-z0-9]{35}",
-        sample: "ntn_{dig:11}{b62:35}",
-        near_miss: "ntn_",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "notion",
-        kind: "legacy-token",
-        doc: "",
-        triggers: &["secret_"],
-        pattern: r"secret_[A-Za-z0-9]{43}\b",
-        sample: "secret_{b62:43}",
-        near_miss: "secret_key",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "figma",
-        kind: "token",
-        doc: "",
-        triggers: &["figd_"],
-        pattern: r"figd_[A-Za-z0-9_\-]{40,}",
-        sample: "figd_{url:40}",
-        near_miss: "figd_",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "airtable",
-        kind: "token",
-        doc: "",
-        triggers: &["pat"],
-        pattern: r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",
-        sample: "pat{b62:14}.{hex:64}",
-        near_miss: "patch",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "hubspot",
-        kind: "token",
-        doc: "",
-        triggers: &["pat"],
-        pattern: concat!(r"pat-(?:na|eu|ap)[0-9]-", uuid!()),
-        sample: "pat-na1-{uuid}",
-        near_miss: "pat-na1-x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "contentful",
-        kind: "token",
-        doc: "",
-        triggers: &["CFPAT-"],
-        pattern: r"CFPAT-[A-Za-z0-9_\-]{40,}",
-        sample: "CFPAT-{url:43}",
-        near_miss: "CFPAT-",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "octopus",
-        kind: "key",
-        doc: "",
-        triggers: &["API-"],
-        pattern: r"API-[A-Z0-9]{26}\b",
-        sample: "API-{un:26}",
-        near_miss: "API-GATEWAY",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "launchdarkly",
-        kind: "key",
-        doc: "",
-        triggers: &["api-", "sdk-", "mob-"],
-        pattern: concat!(r"(?:api|sdk|mob)-", uuid!()),
-        sample: "sdk-{uuid}",
-        near_miss: "sdk-version",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "adobe",
-        kind: "secret",
-        doc: "",
-        triggers: &["p8e-"],
-        pattern: r"p8e-[A-Za-z0-9]{32}\b",
-        sample: "p8e-{b62:32}",
-        near_miss: "p8e-x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "easypost",
-        kind: "key",
-        doc: "",
-        triggers: &["EZAK", "EZTK"],
-        pattern: r"EZ[AT]K[A-Za-z0-9]{54}\b",
-        sample: "EZAK{b62:54}",
-        near_miss: "EZAK",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "duffel",
-        kind: "token",
-        doc: "",
-        triggers: &["duffel_"],
-        pattern: r"duffel_(?:test|live)_[A-Za-z0-9_=\-]{43}",
-        sample: "duffel_test_{url:43}",
-        near_miss: "duffel_test_",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "intra42",
-        kind: "secret",
-        doc: "",
-        triggers: &["s-s4t2"],
-        pattern: r"s-s4t2(?:ud|af)-[a-f0-9]{64}",
-        sample: "s-s4t2ud-{hex:64}",
-        near_miss: "s-s4t2ud-",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "settlemint",
-        kind: "token",
-        doc: "",
-        triggers: &["sm_"],
-        pattern: r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}\b",
-        sample: "sm_pat_{b62:16}",
-        near_miss: "sm_pat_",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "zoho",
-        kind: "token",
-        doc: "",
-        triggers: &["1000."],
-        pattern: r"1000\.[a-f0-9]{32}\.[a-f0-9]{32}",
-        sample: "1000.{hex:32}.{hex:32}",
-        near_miss: "1000.5",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "salesforce",
-        kind: "session",
-        doc: "",
-        triggers: &["00D"],
-        pattern: r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{80,}",
-        sample: "00D{b62:15}!{b62:96}",
-        near_miss: "00D",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "dropbox",
-        kind: "token",
-        doc: "",
+        vendor: "Dropbox",
+        kind: "short-lived access token",
+        doc: "https://dropboxforum.com/discussions/101000014/access-token/544001/replies/544017",
         triggers: &["sl."],
-        pattern: r"sl\.[A-Za-z0-9_.\-]{130,}",
-        sample: "sl.{url:140}",
-        near_miss: "sl.no",
+        pattern: r"sl\.[A-Za-z0-9_\-]{40,}",
+        sample: "sl.{url:100}",
+        near_miss: "sl.{low:8}.com",
         ..Format::ROW
     },
+    // The OAuth guide's masked refresh token: `1000.`, lower-case hex, `.`, lower-case hex.
+    // The mask does not keep the lengths, so each part is only bounded from below. The
+    // client ID (`1000.` and upper-case letters and digits) is not a secret.
     Format {
-        vendor: "instagram",
-        kind: "token",
-        doc: "",
-        triggers: &["IGQV"],
-        pattern: r"IGQV[A-Za-z0-9_\-]{100,}",
-        sample: "IGQV{url:140}",
-        near_miss: "IGQV",
+        vendor: "Zoho",
+        kind: "OAuth refresh token",
+        doc: "https://www.zoho.com/backstage/api/v3/generate-access-token-from-refresh-token.html",
+        triggers: &["1000."],
+        pattern: r"1000\.[0-9a-f]{24,}\.[0-9a-f]{24,}",
+        sample: "1000.{hex:32}.{hex:32}",
+        near_miss: "1000.0SRS{un:20}239V",
         ..Format::ROW
     },
+    // The release note: new license keys are 40 characters of `[a-zA-Z0-9_]` ending in
+    // `_mmk`, and may grow longer. There is no literal start, so this row has no trigger.
     Format {
-        vendor: "facebook",
-        kind: "token",
-        doc: "",
-        triggers: &["EAAC", "EAAM"],
-        pattern: r"EAA[CM][A-Za-z0-9]{100,}",
-        sample: "EAAC{b62:120}",
-        near_miss: "EAAC",
+        vendor: "MaxMind",
+        kind: "license key",
+        doc: "https://dev.maxmind.com/geoip/release-notes/2023-03-16-changes-to-maxmind-license-keys/",
+        pattern: r"\b[A-Za-z0-9_]{36,}_mmk\b",
+        sample: "{b62:36}_mmk",
+        near_miss: "geoip_{b62:20}_mmk",
         ..Format::ROW
     },
+    // The test-mode page: testing access tokens start with `duffel_test_`. Live tokens are
+    // not described there.
     Format {
-        vendor: "mapbox",
-        kind: "token",
-        doc: "",
-        triggers: &["pk.", "sk.", "tk."],
-        pattern: r"[pst]k\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}",
-        sample: "pk.eyJ{url:60}.{url:22}",
-        near_miss: "pk.eyJ",
+        vendor: "Duffel",
+        kind: "test access token",
+        doc: "https://duffel.com/docs/api/overview/test-mode",
+        triggers: &["duffel_"],
+        pattern: r"duffel_test_[A-Za-z0-9_\-]{20,}",
+        sample: "duffel_test_{url:43}",
+        near_miss: "duffel_test_mode",
         ..Format::ROW
     },
+    // The API guide: API tokens go in `Authorization: SSWS 00QCjAl4MlV-WPXM...0HmjFx-vbGua`,
+    // so a token starts with `00` and holds letters, digits and dashes. The scheme name is
+    // kept in front of the secret.
     Format {
-        vendor: "facebook-app",
-        kind: "token",
-        doc: "",
-        pattern: r"\b[0-9]{15,16}(?:\||%7[Cc])[A-Za-z0-9_\-]{27,40}",
-        sample: "{dig:15}|{url:27}",
-        near_miss: "123|abc",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "asana",
-        kind: "token",
-        doc: "",
-        pattern: r"\b[12]/[0-9]{10,19}(?:/[0-9]+)?:[a-f0-9]{32}\b",
-        sample: "1/{dig:16}:{hex:32}",
-        near_miss: "1/2:3",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "maxmind",
-        kind: "token",
-        doc: "",
-        pattern: r"\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b",
-        sample: "{b62:6}_{b62:29}_mmk",
-        near_miss: "a_b_mmk",
+        vendor: "Okta",
+        kind: "API token",
+        doc: "https://developer.okta.com/docs/api/openapi/okta-management/guides/overview",
+        triggers: &["SSWS "],
+        pattern: r"(SSWS )00[A-Za-z0-9_\-]{30,}",
+        kept: "SSWS ",
+        sample: "00{url:40}",
+        near_miss: "SSWS 00QCjAl4MlV-WPXM...0HmjFx-vbGua",
         ..Format::ROW
     },
 ];

@@ -1,237 +1,225 @@
 //! Source hosting, CI and package registries: their documented token formats, one row each.
+//!
+//! Each row follows the vendor page in its `doc`; where that page leaves something open
+//! (an alphabet, an upper bound) the comment above the row says what was chosen and why.
 
-use super::{Check, Format};
+use super::Format;
+
+/// The GitLab prefixes other than `glpat-` and `glrt-`, as GitLab's secret detection page
+/// lists them.
+const GITLAB_OTHER: &[&str] = &[
+    "gldt-", "glptt-", "glcbt-", "glft-", "glimt-", "glagent-", "glsoat-", "glffct-", "gloas-",
+];
 
 pub(super) const FORMATS: &[Format] = &[
+    // GitHub's changelog: one prefix per token type, the alphabet `[A-Za-z0-9_]`, the
+    // length unchanged for now (40 in all, so 36 after the prefix) but allowed to grow to
+    // 255 in all.
     Format {
-        vendor: "github",
-        kind: "token",
-        doc: "",
-        triggers: &["gh"],
-        pattern: r"gh[pousr]_[A-Za-z0-9]{36,}",
+        vendor: "GitHub",
+        kind: "personal access, OAuth, user-to-server or refresh token",
+        doc: "https://github.blog/changelog/2021-03-31-authentication-token-format-updates-are-generally-available",
+        triggers: &["ghp_", "gho_", "ghu_", "ghr_"],
+        pattern: r"gh[pour]_[A-Za-z0-9_]{36,251}",
         sample: "ghp_{b62:36}",
         near_miss: "ghp_{b62:20}",
         ..Format::ROW
     },
+    // Installation tokens keep `ghs_` but are moving from the 36-character body to
+    // `ghs_APPID_JWT`: the app's number, an underscore and a JWT (three base64url parts
+    // joined by dots).
     Format {
-        vendor: "github",
-        kind: "fine-grained",
-        doc: "",
-        triggers: &["github_pat_"],
-        pattern: r"github_pat_[A-Za-z0-9_]{82,}",
-        sample: "github_pat_{b62:22}_{b62:59}",
-        near_miss: "github_pat_is_a_prefix",
+        vendor: "GitHub",
+        kind: "App installation token",
+        doc: "https://docs.github.com/en/enterprise-server@3.22/apps/creating-github-apps/authenticating-with-a-github-app/generating-an-installation-access-token-for-a-github-app",
+        triggers: &["ghs_"],
+        pattern: r"ghs_(?:[0-9]+_[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}|[A-Za-z0-9_]{36,251})",
+        sample: "ghs_{dig:7}_eyJ{url:33}.eyJ{url:400}.{url:86}",
+        near_miss: "ghs_{b62:20}",
         ..Format::ROW
     },
+    // GitLab's merge request making PATs routable: the old body is 20 base64url
+    // characters (its example `glpat-ts8y8Mk2gxi-xvXVsxfN`), a routable one 37 to 310.
+    // Routable tokens carry a version and a checksum after dots, so dots are allowed
+    // inside the body, not at its end.
     Format {
-        vendor: "gitlab",
-        kind: "token",
-        doc: "",
-        triggers: &["gl"],
-        pattern: r"gl(?:pat|dt|rtr|rt|ptt|cbt|imt|agent|soat|ffct|oas|ft)-[A-Za-z0-9_\-]{20,}(?:\.[A-Za-z0-9_\-]+)*",
+        vendor: "GitLab",
+        kind: "personal access token",
+        doc: "https://gitlab.com/gitlab-org/gitlab/-/merge_requests/169322",
+        triggers: &["glpat-"],
+        pattern: r"glpat-[A-Za-z0-9_\-][A-Za-z0-9_.\-]{18,308}[A-Za-z0-9_\-]",
         sample: "glpat-{url:20}",
-        near_miss: "glpat-short",
+        near_miss: "glpat-{url:12}",
         ..Format::ROW
     },
+    // GitLab Runner's merge request for `glrt-` tokens, with the example
+    // `glrt-Mxs8FE84XoupAykHFEiP` (20 characters after the prefix). Newer, routable
+    // runner tokens are longer, so no upper bound.
     Format {
-        vendor: "gitlab",
-        kind: "runner-registration",
-        doc: "",
-        triggers: &["GR1348941"],
-        pattern: r"GR1348941[A-Za-z0-9_\-]{20,}",
-        sample: "GR1348941{url:20}",
-        near_miss: "GR1348941 build",
+        vendor: "GitLab",
+        kind: "runner authentication token",
+        doc: "https://gitlab.com/gitlab-org/gitlab-runner/-/merge_requests/3910",
+        triggers: &["glrt-"],
+        pattern: r"glrt-[A-Za-z0-9_\-][A-Za-z0-9_.\-]{18,}[A-Za-z0-9_\-]",
+        sample: "glrt-{b62:20}",
+        near_miss: "glrt-{b62:10}",
         ..Format::ROW
     },
+    // The page lists the prefixes only; the body is taken to be at least the 20
+    // characters GitLab's other token examples show (the two rows above), in the same
+    // alphabet.
     Format {
-        vendor: "bitbucket",
-        kind: "app-password",
-        doc: "",
-        triggers: &["ATBB"],
-        pattern: r"ATBB[A-Za-z0-9_=.\-]{24,}",
-        sample: "ATBB{b62:32}",
-        near_miss: "ATBB-x",
+        vendor: "GitLab",
+        kind: "deploy, CI job, trigger, feed, mail, agent, SCIM, feature flag or OAuth secret",
+        doc: "https://docs.gitlab.com/17.4/ee/user/application_security/secret_detection/client/detected_secrets.html",
+        triggers: GITLAB_OTHER,
+        pattern: r"gl(?:dt|ptt|cbt|ft|imt|agent|soat|ffct|oas)-[A-Za-z0-9_\-][A-Za-z0-9_.\-]{18,}[A-Za-z0-9_\-]",
+        sample: "gldt-{url:20}",
+        near_miss: "gldt-{url:10}",
         ..Format::ROW
     },
+    // CircleCI's changelog: `CCIPAT_` or `CCIPRJ_`, a base58 UUID (22 characters in its
+    // example, 21 when the UUID is small), `_` and 40 hex digits. The templates have no
+    // base58 alphabet, so the UUID part accepts letters and digits.
     Format {
-        vendor: "bitbucket",
-        kind: "dc-token",
-        doc: "",
-        triggers: &["BBDC-"],
-        pattern: r"BBDC-[A-Za-z0-9+/_=\-]{30,}",
-        sample: "BBDC-{b64:44}",
-        near_miss: "BBDC-1",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "circleci",
-        kind: "token",
-        doc: "",
+        vendor: "CircleCI",
+        kind: "personal or project API token",
+        doc: "https://circleci.com/changelog/new-format-for-api-access-tokens/",
         triggers: &["CCIPAT_", "CCIPRJ_"],
-        pattern: r"CCIP(?:AT|RJ)_[A-Za-z0-9_]{20,}",
+        pattern: r"CCIP(?:AT|RJ)_[A-Za-z0-9]{21,22}_[0-9a-f]{40}\b",
         sample: "CCIPAT_{b62:22}_{hex:40}",
-        near_miss: "CCIPAT_x",
+        near_miss: "CCIPAT_{b62:22}",
         ..Format::ROW
     },
+    // Buildkite's token security page, example `bkua_MTA.4f6c…18ce`: a short base64
+    // identifier, a dot and 40 hex digits.
     Format {
-        vendor: "buildkite",
-        kind: "token",
-        doc: "",
+        vendor: "Buildkite",
+        kind: "API access token",
+        doc: "https://buildkite.com/docs/platform/security/tokens",
         triggers: &["bkua_"],
-        pattern: r"bkua_[a-f0-9]{40}",
-        sample: "bkua_{hex:40}",
-        near_miss: "bkua_{low:40}",
+        pattern: r"bkua_[A-Za-z0-9]{2,32}\.[0-9a-f]{40}\b",
+        sample: "bkua_{b62:3}.{hex:40}",
+        near_miss: "bkua_{b62:3}.{hex:20}",
         ..Format::ROW
     },
+    // Same page, example `bkaa_MTA.Miyf…PJEu`: the identifier, a dot and 77 letters and
+    // digits (base58 in the example, whose length can vary by a character or two).
     Format {
-        vendor: "sonarqube",
-        kind: "token",
-        doc: "",
+        vendor: "Buildkite",
+        kind: "agent session token",
+        doc: "https://buildkite.com/docs/platform/security/tokens",
+        triggers: &["bkaa_"],
+        pattern: r"bkaa_[A-Za-z0-9]{2,32}\.[A-Za-z0-9]{72,}\b",
+        sample: "bkaa_{b62:3}.{b62:77}",
+        near_miss: "bkaa_{b62:3}.{b62:30}",
+        ..Format::ROW
+    },
+    // Same page: `bkaj_` followed by a JWT.
+    Format {
+        vendor: "Buildkite",
+        kind: "agent job token",
+        doc: "https://buildkite.com/docs/platform/security/tokens",
+        triggers: &["bkaj_"],
+        pattern: r"bkaj_[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        sample: "bkaj_eyJ{url:17}.eyJ{url:260}.{url:86}",
+        near_miss: "bkaj_{low:10}",
+        ..Format::ROW
+    },
+    // SonarSource's community thread (the prefixes since SonarQube 9.5, confirmed there by
+    // SonarSource staff), with the example `squ_fabb…1333`: 40 hex digits.
+    Format {
+        vendor: "SonarQube",
+        kind: "user, project analysis or global analysis token",
+        doc: "https://community.sonarsource.com/t/tiny-feature-request-use-a-different-token-prefix-for-tokens-generated-for-badge-urls/78433",
         triggers: &["squ_", "sqp_", "sqa_"],
-        pattern: r"sq[upa]_[a-f0-9]{40}",
+        pattern: r"sq[upa]_[0-9a-f]{40}\b",
         sample: "squ_{hex:40}",
-        near_miss: "squ_notes",
+        near_miss: "sqp_{hex:20}",
         ..Format::ROW
     },
+    // Sourcegraph's secret formats page: `sgp_`, then a 16-hex-digit instance identifier
+    // or `local` and `_` (v3; v2 has neither), then 40 hex digits.
     Format {
-        vendor: "sourcegraph",
-        kind: "token",
-        doc: "",
+        vendor: "Sourcegraph",
+        kind: "access token",
+        doc: "https://docs.sourcegraph.com/dev/security/secret_formats",
         triggers: &["sgp_"],
-        pattern: r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}",
+        pattern: r"sgp_(?:(?:[0-9a-fA-F]{16}|local)_)?[0-9a-fA-F]{40}\b",
         sample: "sgp_{hex:16}_{hex:40}",
-        near_miss: "sgp_local",
+        near_miss: "sgp_{hex:20}",
         ..Format::ROW
     },
+    // Same page: the backend tokens, each a prefix and 64 hex digits.
     Format {
-        vendor: "atlassian",
-        kind: "token",
-        doc: "",
-        triggers: &["ATATT3"],
-        pattern: r"ATATT3[A-Za-z0-9_\-=]{50,}",
-        sample: "ATATT3{url:180}",
-        near_miss: "ATATT3x",
+        vendor: "Sourcegraph",
+        kind: "gateway, license or subscription token",
+        doc: "https://docs.sourcegraph.com/dev/security/secret_formats",
+        triggers: &["sgd_", "slk_", "sgs_"],
+        pattern: r"(?:sgd|slk|sgs)_[0-9a-fA-F]{64}\b",
+        sample: "sgs_{hex:64}",
+        near_miss: "slk_{hex:32}",
         ..Format::ROW
     },
-    Format {
-        vendor: "atlassian",
-        kind: "cookie-token",
-        doc: "",
-        triggers: &["ATCTT3"],
-        pattern: r"ATCTT3[A-Za-z0-9_\-=]{50,}",
-        sample: "ATCTT3{url:180}",
-        near_miss: "ATCTT3x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "harness",
-        kind: "token",
-        doc: "",
-        triggers: &["pat", "sat."],
-        pattern: r"[ps]at\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
-        sample: "pat.{url:22}.{b62:24}.{b62:20}",
-        near_miss: "pat.example.com",
-        ..Format::ROW
-    },
+    // The GitHub blog announcing npm's token format: `npm_` and the GitHub token body
+    // (36 letters and digits, the last six a checksum).
     Format {
         vendor: "npm",
-        kind: "token",
-        doc: "",
+        kind: "access token",
+        doc: "https://github.blog/2021-09-23-announcing-npms-new-access-token-format",
         triggers: &["npm_"],
-        pattern: r"npm_[A-Za-z0-9]{36,}",
+        pattern: r"npm_[A-Za-z0-9]{36}\b",
         sample: "npm_{b62:36}",
         near_miss: "npm_config_cache",
         ..Format::ROW
     },
+    // PyPI's secret reporting page: `pypi-` and a base64url macaroon of at least 85
+    // characters, with no upper bound.
     Format {
-        vendor: "pypi",
-        kind: "token",
-        doc: "",
+        vendor: "PyPI",
+        kind: "API token",
+        doc: "https://docs.pypi.org/api/secrets/",
         triggers: &["pypi-"],
-        pattern: r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_\-]{40,}",
-        sample: "pypi-AgEIcHlwaS5vcmc{url:150}",
-        near_miss: "pypi-x",
+        pattern: r"pypi-[A-Za-z0-9_\-]{85,}",
+        sample: "pypi-{url:85}",
+        near_miss: "pypi-{url:40}",
         ..Format::ROW
     },
+    // Docker's API reference shows the prefix in its example (`dckr_pat_124509ugsdjga93`,
+    // 15 characters after it) and no length; the body is at least that long, in the
+    // base64url alphabet.
     Format {
-        vendor: "dockerhub",
-        kind: "token",
-        doc: "",
-        triggers: &["dckr_"],
-        pattern: r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}",
-        sample: "dckr_pat_{url:27}",
-        near_miss: "dckr_pat_",
+        vendor: "Docker",
+        kind: "Docker Hub personal access token",
+        doc: "https://docs.docker.com/reference/api/hub/latest/operations/AuthCreateAccessToken.md",
+        triggers: &["dckr_pat_"],
+        pattern: r"dckr_pat_[A-Za-z0-9_\-]{15,}",
+        sample: "dckr_pat_{an:15}",
+        near_miss: "dckr_pat_{an:8}",
         ..Format::ROW
     },
+    // JFrog's identity token page: a reference token starts with `cmVmd` followed by 59
+    // letters and digits.
     Format {
-        vendor: "rubygems",
-        kind: "token",
-        doc: "",
-        triggers: &["rubygems_"],
-        pattern: r"rubygems_[a-f0-9]{48}",
-        sample: "rubygems_{hex:48}",
-        near_miss: "rubygems_x",
+        vendor: "JFrog",
+        kind: "reference token",
+        doc: "https://jfrog.com/help/r/jfrog-platform-administration-documentation/understanding-identity-tokens",
+        triggers: &["cmVmd"],
+        pattern: r"cmVmd[A-Za-z0-9]{59}\b",
+        sample: "cmVmd{b62:59}",
+        near_miss: "cmVmd{b62:30}",
         ..Format::ROW
     },
+    // JetBrains' example `perm:cm9vdA==.dG9rZW4=.rNZ38ije7uiWwnUTRDdyFDdUkoPUPi`: the
+    // login and the token name in base64, then 30 letters and digits, joined by dots.
     Format {
-        vendor: "clojars",
-        kind: "token",
-        doc: "",
-        triggers: &["CLOJARS_"],
-        pattern: r"CLOJARS_[A-Za-z0-9]{60}",
-        sample: "CLOJARS_{an:60}",
-        near_miss: "CLOJARS_REPO",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "nuget",
-        kind: "key",
-        doc: "",
-        triggers: &["oy2"],
-        pattern: r"oy2[a-z0-9]{43}\b",
-        sample: "oy2{an:43}",
-        near_miss: "oy2x",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "crates",
-        kind: "io-token",
-        doc: "",
-        triggers: &["cio"],
-        pattern: r"cio[A-Za-z0-9]{32}\b",
-        check: Check::Mixed,
-        sample: "cio{b62:31}1",
-        near_miss: "cio{low:32}",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "artifactory",
-        kind: "key",
-        doc: "",
-        triggers: &["AKCp"],
-        pattern: r"AKCp[A-Za-z0-9]{64,}",
-        sample: "AKCp{b62:69}",
-        near_miss: "AKCp",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "artifactory",
-        kind: "reference-token",
-        doc: "",
-        triggers: &["cmVmdGtu"],
-        pattern: r"cmVmdGtu[A-Za-z0-9]{56}\b",
-        sample: "cmVmdGtu{b62:56}",
-        near_miss: "cmVmdGtu",
-        ..Format::ROW
-    },
-    Format {
-        vendor: "readme",
-        kind: "key",
-        doc: "",
-        triggers: &["rdme_"],
-        pattern: r"rdme_[a-z0-9]{70}",
-        sample: "rdme_{an:70}",
-        near_miss: "rdme_x",
+        vendor: "JetBrains",
+        kind: "YouTrack or Hub permanent token",
+        doc: "https://jetbrains.com/help/youtrack/devportal/authentication-with-permanent-token.html",
+        triggers: &["perm:"],
+        pattern: r"perm:[A-Za-z0-9+/]{2,}={0,2}\.[A-Za-z0-9+/]{2,}={0,2}\.[A-Za-z0-9]{30}\b",
+        sample: "perm:{b64:8}.{b64:8}.{b62:30}",
+        near_miss: "perm:{b64:8}.{b64:8}",
         ..Format::ROW
     },
 ];

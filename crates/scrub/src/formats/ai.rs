@@ -76,6 +76,33 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "sk-lf-secret",
         ..Format::ROW
     },
+    // The page's example: `access_token = "hf_..."`. It gives the prefix only; the rest is
+    // bounded from below at 30 letters and digits (so `hf_hub_download` and other names stay)
+    // and must hold a letter and a digit.
+    Format {
+        vendor: "Hugging Face",
+        kind: "user access token",
+        doc: "https://huggingface.co/docs/hub/security-tokens",
+        triggers: &["hf_"],
+        pattern: r"hf_[A-Za-z0-9]{30,}",
+        check: Check::Mixed,
+        sample: "hf_{b62:34}",
+        near_miss: "hf_transfer_enabled",
+        ..Format::ROW
+    },
+    // The LLM Gateway's authentication page: LangSmith API keys start with `lsv2_`; a personal
+    // access token is prefixed `lsv2_pt_` and a service key `lsv2_sk_`. No length is given;
+    // the rest is bounded from below at 32 letters, digits and underscores.
+    Format {
+        vendor: "LangSmith",
+        kind: "personal access token or service key",
+        doc: "https://docs.langchain.com/langsmith/llm-gateway-authentication",
+        triggers: &["lsv2_pt_", "lsv2_sk_"],
+        pattern: r"lsv2_(?:pt|sk)_[A-Za-z0-9_]{32,}",
+        sample: "lsv2_sk_{b62:40}",
+        near_miss: "lsv2_pt_your_key",
+        ..Format::ROW
+    },
     // The page: 40-character strings that always start with `r8_`. It names no alphabet;
     // letters and digits are assumed, and the token must end there.
     Format {

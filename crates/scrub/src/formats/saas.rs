@@ -57,6 +57,20 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "geoip_{b62:20}_mmk",
         ..Format::ROW
     },
+    // The Salesforce CLI reference: an access token is `"<org id>!<accesstoken>"`, as in
+    // `export SFDX_ACCESS_TOKEN=00Dxx0000000000!xxxxx`, a 15-character organization ID starting
+    // `00D`, `!`, and the token. The page does not spell the token's alphabet: letters, digits,
+    // dots and underscores are taken, at least 20 of them, so the page's own `xxxxx` stays.
+    Format {
+        vendor: "Salesforce",
+        kind: "access token (session ID)",
+        doc: "https://developer.salesforce.com/docs/atlas.en-us.234.0.sfdx_cli_reference.meta/sfdx_cli_reference/cli_reference_auth_accesstoken.htm",
+        triggers: &["00D"],
+        pattern: r"00D[A-Za-z0-9]{12}![A-Za-z0-9._]{20,}",
+        sample: "00D{b62:12}!{b62:96}",
+        near_miss: "00Dxx0000000000!xxxxx",
+        ..Format::ROW
+    },
     // The test-mode page: testing access tokens start with `duffel_test_`. Live tokens are
     // not described there.
     Format {

@@ -78,7 +78,7 @@ fn table(formats: &[Format]) -> String {
     let mut rows: Vec<&Format> = formats.iter().collect();
     rows.sort_by_key(|f| (f.vendor.to_lowercase(), f.kind.to_lowercase()));
     let mut out = format!(
-        "{} formats.\n\n| Vendor | Token | Format | Documentation link |\n|---|---|---|---|\n",
+        "{} formats, by vendor:\n\n| Vendor | Token | Format | Documentation link |\n|---|---|---|---|\n",
         rows.len()
     );
     for f in rows {

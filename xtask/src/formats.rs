@@ -52,11 +52,13 @@ pub fn run(root: &Path, check: bool) -> Result<()> {
         }
     }
     if !stale.is_empty() {
-        bail!(
-            "not what the format rows give: {} ({} rows)",
-            stale.join(", "),
+        // A stale file is a finding, not an error of this program: no backtrace.
+        eprintln!(
+            "cargo xtask formats --check failed: {} must be made again from the {} format rows",
+            stale.join(" and "),
             formats.len()
         );
+        std::process::exit(1);
     }
     Ok(())
 }

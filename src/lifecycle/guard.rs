@@ -241,8 +241,10 @@ impl Resume {
         let (verdict, from, delivered) = match phase {
             Phase::BeforeStart => (panicked(false), Some(Step::State), None),
             Phase::Running => (panicked(true), Some(Step::State), None),
-            // What the attempt held is left as a process's death leaves it.
-            Phase::Ended(verdict) => (verdict, Some(Step::Report), None),
+            // What the attempt held in the state store is left as a process's death leaves
+            // it (the guard has nothing to record it with); its held output goes as the
+            // verdict says.
+            Phase::Ended(verdict) => (verdict, Some(Step::Output), None),
             Phase::Concluding {
                 verdict,
                 step,
@@ -250,7 +252,9 @@ impl Resume {
                 delivered,
             } => {
                 let from = match step {
-                    Step::State => Some(Step::Report),
+                    Step::State => Some(Step::Output),
+                    // Held output is not replayed twice.
+                    Step::Output => Some(Step::Report),
                     // A report not yet handed over is sent plain.
                     Step::Report if !handed_over && delivered.is_none() => Some(Step::Report),
                     Step::Report => Some(Step::History),

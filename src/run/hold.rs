@@ -125,7 +125,9 @@ impl Hold {
             }
             PASSING => {
                 if let Some(line) = intro {
-                    let _ = self.sinks.write(Which::Stderr, format!("{line}\n").as_bytes());
+                    let _ = self
+                        .sinks
+                        .write(Which::Stderr, format!("{line}\n").as_bytes());
                 }
             }
             _ => {}

@@ -244,7 +244,14 @@ mod tests {
         assert!(read_all(&spool, a, b) == input[a as usize..b as usize]);
         // The file has no name, and only its owner may read it.
         assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
-        let mode = spool.file.as_ref().unwrap().metadata().unwrap().permissions().mode();
+        let mode = spool
+            .file
+            .as_ref()
+            .unwrap()
+            .metadata()
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 

@@ -15,9 +15,11 @@
 //!
 //! The run's own thread tells the guard where it is: each attempt's start and end, and each
 //! step of the end as it begins and when the report is handed over. So the hook goes on from
-//! the step after the one that failed: a report being built is sent plain (without the
-//! command's output), one already handed over is never sent again, and a history line or
-//! metrics file that failed is not tried twice. A panic is the process's death for the
+//! the step after the one that failed: held output (`--output on-failure`) is printed or
+//! dropped as the verdict says, unless that step is the one that failed (never printed
+//! twice), a report being built is sent plain (without the command's output), one already
+//! handed over is never sent again, and a history line or metrics file that failed is not
+//! tried twice. A panic is the process's death for the
 //! state store: what the run holds is left as a killed crontap-run leaves it (the lock goes
 //! with the process, a lease runs out).
 //!

@@ -286,6 +286,25 @@ fn pass_is_unchanged_and_the_variable_chooses_too() {
     assert_streams(&out, b"", b"");
 }
 
+/// A bug while the held output is settled (the debug build's fault point) keeps what a bug
+/// keeps everywhere else in the end: the command's status, and one report.
+#[test]
+fn a_panic_while_settling_the_output_keeps_the_status_and_the_report() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = held(&receiver, dir.path())
+        .env("CRONTAP_FAULT", "output")
+        .sh("echo out; echo 'the error' >&2; exit 3");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("crontap-run: internal error at ")
+            && out.stderr.contains("the command's exit status stands"),
+        "{}",
+        out.stderr
+    );
+    assert!(fail_msg(&receiver).starts_with("exit 3 after "));
+}
+
 #[test]
 fn a_bad_value_is_refused_naming_the_option() {
     let dir = tempfile::tempdir().unwrap();

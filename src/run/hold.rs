@@ -134,11 +134,14 @@ impl Hold {
         }
     }
 
-    /// The run succeeded: nothing held is printed, and the spills are freed.
+    /// The run succeeded: nothing held is printed, and the spills are freed. Output that
+    /// passes through already (a spill failed) goes on doing so.
     pub fn drop_all(&self) {
         let mut held = self.lock();
-        self.state.store(DROPPING, Ordering::SeqCst);
-        held.clear();
+        if self.state.load(Ordering::SeqCst) == HOLDING {
+            self.state.store(DROPPING, Ordering::SeqCst);
+            held.clear();
+        }
     }
 
     /// The run did not succeed: replays everything held, then lets output through. Waits
@@ -199,7 +202,7 @@ impl Hold {
         tracing::warn!(
             "cannot hold the command's output in {} ({error}); passing it on as it comes, \
              after what was held so far",
-            crate::sanitize::one_line(&self.dir.to_string_lossy())
+            crate::sanitize::path(&self.dir)
         );
         held.replay(&self.sinks);
         held.clear();
@@ -236,20 +239,28 @@ impl Writer {
 }
 
 impl Held {
-    /// Writes every attempt's output, in order, each after its intro line.
+    /// Writes every attempt's output, in order, each after its intro line (and first
+    /// anything held before the first attempt was marked, which nothing writes today).
     fn replay(&self, sinks: &Sinks) {
         let ends = [self.spools[0].len(), self.spools[1].len()];
+        let first = self.attempts.first().map_or(ends, |s| s.start);
+        self.replay_range(sinks, [0, 0], first);
         for (i, segment) in self.attempts.iter().enumerate() {
             let end = self.attempts.get(i + 1).map_or(ends, |next| next.start);
             if let Some(line) = &segment.intro {
                 let _ = sinks.write(Which::Stderr, format!("{line}\n").as_bytes());
             }
-            for which in [Which::Stdout, Which::Stderr] {
-                let n = which as usize;
-                let mut out = |bytes: &[u8]| sinks.write(which, bytes);
-                if let Err(err) = self.spools[n].read_range(segment.start[n], end[n], &mut out) {
-                    tracing::debug!(%err, ?which, "held output not replayed whole");
-                }
+            self.replay_range(sinks, segment.start, end);
+        }
+    }
+
+    /// Writes the bytes of each stream from `start` to `end` to crontap-run's own.
+    fn replay_range(&self, sinks: &Sinks, start: [u64; 2], end: [u64; 2]) {
+        for which in [Which::Stdout, Which::Stderr] {
+            let n = which as usize;
+            let mut out = |bytes: &[u8]| sinks.write(which, bytes);
+            if let Err(err) = self.spools[n].read_range(start[n], end[n], &mut out) {
+                tracing::debug!(%err, ?which, "held output not replayed whole");
             }
         }
     }

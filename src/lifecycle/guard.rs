@@ -19,9 +19,9 @@
 //! dropped as the verdict says, unless that step is the one that failed (never printed
 //! twice), a report being built is sent plain (without the command's output), one already
 //! handed over is never sent again, and a history line or metrics file that failed is not
-//! tried twice. A panic is the process's death for the
-//! state store: what the run holds is left as a killed crontap-run leaves it (the lock goes
-//! with the process, a lease runs out).
+//! tried twice. A panic is the process's death for the state store: what the run holds is
+//! left as a killed crontap-run leaves it (the lock goes with the process, a lease runs
+//! out).
 //!
 //! A panic on another thread (an output copy, the admission or reaper thread) must not race
 //! the run's own thread to the end. The first panic marks the end as taken over; a later one

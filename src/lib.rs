@@ -8,9 +8,9 @@
 //!   [`log::report_error`]; [`run::signals::record_inherited`] and
 //!   [`run::harden::keep_secrets_from_the_job`] run before `main`.
 //! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`].
-//! - [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the summary benchmark,
-//!   the fuzz target and the corpus and property tests build failure summaries (with the
-//!   scrubber, the crate `crontap-scrub` under `crates/scrub`).
+//! - [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the corpus and property
+//!   tests build failure summaries (with the scrubber, the crate `crontap-scrub` under
+//!   `crates/scrub`, which has its own benchmark and fuzz target).
 //! - [`state`]'s store interface and server stores: the integration tests drive PostgreSQL
 //!   and Redis stores directly to test fencing and leases.
 //! - [`files::layout`]: the tests plant links at every path crontap-run writes.

@@ -5,6 +5,13 @@
 //! generated from the clap definition in `src/cli.rs` so they can never disagree with
 //! `--help`: `DIR/man/crontap-run.1` and `crontap-run-history.1`, and
 //! `DIR/completions/crontap-run.bash`, `_crontap-run` (zsh) and `crontap-run.fish`.
+//!
+//! `cargo xtask formats` writes what is made from the scrubber's token format rows: the
+//! table in `crates/scrub/README.md` and the fuzzing dictionary
+//! `crates/scrub/fuzz/formats.dict` (see `formats.rs`). `cargo xtask formats --check`
+//! writes nothing and fails when either is stale; CI runs it.
+
+mod formats;
 
 use std::path::{Path, PathBuf};
 
@@ -17,8 +24,18 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [task, dir] if task == "assets" => assets(Path::new(dir)),
-        _ => bail!("usage: cargo xtask assets DIR"),
+        [task] if task == "formats" => formats::run(&root()?, false),
+        [task, check] if task == "formats" && check == "--check" => formats::run(&root()?, true),
+        _ => bail!("usage: cargo xtask assets DIR | cargo xtask formats [--check]"),
     }
+}
+
+/// The workspace's root, whatever the current directory.
+fn root() -> Result<PathBuf> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .context("xtask has no parent directory")
 }
 
 fn assets(dir: &Path) -> Result<()> {

@@ -25,6 +25,7 @@
 //!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
+pub mod catalog;
 mod exact;
 mod formats;
 mod marker;

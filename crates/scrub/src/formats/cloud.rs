@@ -101,6 +101,23 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "AccountKey=;AccountName=devstoreaccount1",
         ..Format::ROW
     },
+    // A Service Bus (or Event Hubs) connection string holds `SharedAccessKeyName=...` and
+    // `SharedAccessKey=...`; the SDK reference names the value "the value of the shared
+    // access key", and the Service Bus access-key reference
+    // (learn.microsoft.com/en-us/dotnet/api/azure.provisioning.servicebus.servicebusaccesskeys.primarykey)
+    // says the key is "a base64-encoded 256-bit primary key": 43 base64 characters and one
+    // `=`. `SharedAccessKey=` is kept.
+    Format {
+        vendor: "Microsoft Azure",
+        kind: "Service Bus or Event Hubs shared access key (connection string)",
+        doc: "https://learn.microsoft.com/en-us/javascript/api/@azure/service-bus/servicebusconnectionstringproperties?view=azure-node-latest",
+        triggers: &["SharedAccessKey="],
+        pattern: r"(SharedAccessKey=)[A-Za-z0-9+/]{43}=",
+        kept: "SharedAccessKey=",
+        sample: "{b64:43}=",
+        near_miss: "SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=<key>",
+        ..Format::ROW
+    },
     // The release note gives the prefixes only: `dop_v1_` for personal access tokens,
     // `doo_v1_` for OAuth tokens, `dor_v1_` for OAuth refresh tokens. The rest is taken as
     // at least 32 letters and digits.
@@ -152,6 +169,18 @@ pub(super) const FORMATS: &[Format] = &[
         pattern: r"sb_secret_[A-Za-z0-9_\-]{20,}",
         sample: "sb_secret_{url:31}",
         near_miss: "sb_secret_{url:8}",
+        ..Format::ROW
+    },
+    // The personal access tokens page: scoped personal access tokens "start with `sbp_fc`",
+    // shown only as `sbp_fc...`. The rest is taken as at least 20 letters and digits.
+    Format {
+        vendor: "Supabase",
+        kind: "scoped personal access token",
+        doc: "https://supabase.com/docs/guides/platform/personal-access-tokens",
+        triggers: &["sbp_fc"],
+        pattern: r"sbp_fc[A-Za-z0-9]{20,}\b",
+        sample: "sbp_fc{b62:40}",
+        near_miss: "sbp_fc...",
         ..Format::ROW
     },
     // `tskey-` and the key type (`api`, `auth`, `client`, `scim`, `webhook`), then an ID
@@ -246,6 +275,60 @@ pub(super) const FORMATS: &[Format] = &[
         pattern: r"tk-us-[A-Za-z0-9]{48}\b",
         sample: "tk-us-{b62:48}",
         near_miss: "tk-us-{b62:20}",
+        ..Format::ROW
+    },
+    // Vault's upgrade guide for 1.10: service, batch and recovery tokens start `hvs.`, `hvb.`
+    // and `hvr.` (the older `s.`, `b.` and `r.` are too short a start to look for), and
+    // non-root service tokens are at least 95 characters long. Vault's tokens page gives the
+    // body as Base62 (`hvs.R0670sAqZnKX3yW40NddrPVk`, 24 characters, in its example), so the
+    // body is at least 24 letters and digits, with no upper bound.
+    Format {
+        vendor: "HashiCorp Vault",
+        kind: "service, batch or recovery token",
+        doc: "https://github.com/hashicorp/vault/blob/main/website/content/docs/upgrading/upgrade-to-1.10.x.mdx",
+        triggers: &["hvs.", "hvb.", "hvr."],
+        pattern: r"hv[sbr]\.[A-Za-z0-9]{24,}",
+        sample: "hvs.{b62:91}",
+        near_miss: "hvs.{b62:16}",
+        ..Format::ROW
+    },
+    // The team tokens API reference shows a team token as
+    // `QnbSxjjhVMHJgw.atlasv1.gxZnWIjI5j752DGqdwEUVLOFf0mtyaQ00H9bA1j90qWb254lEkQyOdfqqcq9zZL7Sm0`:
+    // 14 letters and digits, `.atlasv1.`, then 67 letters and digits (taken as 60 or more).
+    // The literal is in the middle, so this row has no trigger and runs over the whole text.
+    Format {
+        vendor: "HCP Terraform",
+        kind: "API token",
+        doc: "https://developer.hashicorp.com/terraform/enterprise/v202404-1/api-docs/team-tokens",
+        pattern: r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9]{60,}\b",
+        sample: "{b62:14}.atlasv1.{b62:67}",
+        near_miss: "{b62:14}.atlasv1.{b62:20}",
+        ..Format::ROW
+    },
+    // The personal access tokens API reference shows the created token's value as
+    // `pul-75a564ac7f3a48079a0c448c1e1ec95c4cfed141`: `pul-` and 40 hex digits.
+    Format {
+        vendor: "Pulumi",
+        kind: "access token",
+        doc: "https://pulumi.com/docs/pulumi-cloud/reference/personal-access-tokens",
+        triggers: &["pul-"],
+        pattern: r"pul-[0-9a-f]{40}\b",
+        sample: "pul-{hex:40}",
+        near_miss: "pul-{hex:20}",
+        ..Format::ROW
+    },
+    // age's own specification (C2SP): an X25519 identity is 32 random bytes "encoded as
+    // Bech32 with HRP `AGE-SECRET-KEY-`", as in its example
+    // AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX: the HRP, the
+    // separator `1`, then 52 data and 6 checksum characters of the upper-case Bech32 set.
+    Format {
+        vendor: "age",
+        kind: "X25519 secret key (identity)",
+        doc: "https://github.com/C2SP/C2SP/blob/main/age.md",
+        triggers: &["AGE-SECRET-KEY-1"],
+        pattern: r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b",
+        sample: "AGE-SECRET-KEY-1{b32:58}",
+        near_miss: "AGE-SECRET-KEY-1{b32:20}",
         ..Format::ROW
     },
 ];

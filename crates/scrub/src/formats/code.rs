@@ -3,7 +3,7 @@
 //! Each row follows the vendor page in its `doc`; where that page leaves something open
 //! (an alphabet, an upper bound) the comment above the row says what was chosen and why.
 
-use super::Format;
+use super::{Check, Format};
 
 /// The GitLab prefixes other than `glpat-` and `glrt-`, as GitLab's secret detection page
 /// lists them.
@@ -36,6 +36,24 @@ pub(super) const FORMATS: &[Format] = &[
         pattern: r"ghs_(?:[0-9]+_[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}|[A-Za-z0-9_]{36,251})",
         sample: "ghs_{dig:7}_eyJ{url:33}.eyJ{url:400}.{url:86}",
         near_miss: "ghs_{b62:20}",
+        ..Format::ROW
+    },
+    // GitHub's "About authentication to GitHub" page (in GitHub's own docs repository) lists
+    // `github_pat_` as the prefix of fine-grained personal access tokens and gives no length
+    // or alphabet. The alphabet and ceiling are the ones GitHub's token-format changelog
+    // (the first row) sets for its tokens: `[A-Za-z0-9_]`, at most 255 characters in all, so
+    // at most 244 after the prefix; at least the 36 of the other token bodies. The body may
+    // hold underscores, so a setting name such as `github_pat_expiry_policy_for_the_org` has
+    // the same shape: the body must also hold a letter and a digit.
+    Format {
+        vendor: "GitHub",
+        kind: "fine-grained personal access token",
+        doc: "https://github.com/github/docs/blob/main/content/authentication/keeping-your-account-and-data-secure/about-authentication-to-github.md",
+        triggers: &["github_pat_"],
+        pattern: r"github_pat_[A-Za-z0-9_]{36,244}",
+        check: Check::Mixed,
+        sample: "github_pat_{b62:82}",
+        near_miss: "github_pat_expiration_policy_for_the_whole_organization",
         ..Format::ROW
     },
     // GitLab's merge request making PATs routable: the old body is 20 base64url
@@ -136,6 +154,22 @@ pub(super) const FORMATS: &[Format] = &[
         pattern: r"sq[upa]_[0-9a-f]{40}\b",
         sample: "squ_{hex:40}",
         near_miss: "sqp_{hex:20}",
+        ..Format::ROW
+    },
+    // Atlassian's Bamboo API reference (BitbucketCloudApiTokenUtils.isPasswordAToken): "An
+    // API token is identified by the prefix \"ATAT\"". Atlassian's account page says API
+    // tokens have a varied length and gives no alphabet, so the body is taken as at least 40
+    // base64url characters or `=` (so that a token is not cut short at any of them), holding
+    // a letter and a digit.
+    Format {
+        vendor: "Atlassian",
+        kind: "API token",
+        doc: "https://docs.atlassian.com/atlassian-bamboo/11.0.7/com/atlassian/bamboo/repository/configuration/BitbucketCloudApiTokenUtils.html",
+        triggers: &["ATAT"],
+        pattern: r"ATAT[A-Za-z0-9_\-=]{40,}",
+        check: Check::Mixed,
+        sample: "ATAT{url:188}",
+        near_miss: "ATAT{url:20}",
         ..Format::ROW
     },
     // Sourcegraph's secret formats page: `sgp_`, then a 16-hex-digit instance identifier

@@ -1,0 +1,262 @@
+//! Time to scrub a 64 KiB tail the way crontap-run's failure summary does (`last_line` in
+//! `src/report/summary.rs`): [`Scrubber::scrub`], then [`collapse_traces`]. A tail is twice
+//! crontap-run's own 32 KiB.
+//!
+//! Run with `cargo bench -p crontap-scrub` (the release profile); `cargo bench -p
+//! crontap-scrub -- WORD` runs only the tails whose names contain WORD. For each tail it
+//! prints the median and the spread of repeated runs, and the first call's time in a fresh
+//! process of its own, which also compiles the patterns that tail reaches (patterns compile
+//! on first use): first call minus median is about what compiling cost.
+//!
+//! The tails: ordinary log lines (also with one non-ASCII letter each), lines dense with
+//! secrets and personal data, long PATH-like lines, a long Java stack trace, and the worst
+//! cases found for the rules of 2026-12-02: prefixes of vendors' tokens without a token,
+//! base64-ish words, quoted secret names, `a=` repeated (once quadratic), long lines of
+//! numbers or of `key=`, which the rules of that day handle in time quadratic in the line,
+//! and `mysql -p` repeated, where each pass over the text redacts one more value, so the
+//! passes are as many as the values.
+//!
+//! A tail whose first run takes longer than [`BUDGET`] is run once only.
+
+use std::hint::black_box;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crontap_scrub::{Scrubber, collapse_traces};
+
+/// Bytes in a tail.
+const TAIL: usize = 64 * 1024;
+/// Runs per tail after a warm-up run, at most...
+const RUNS: usize = 30;
+/// ...and at least, unless the warm-up took longer than [`BUDGET`]: then it is the one run.
+const MIN_RUNS: usize = 3;
+/// Runs stop after this much time on one tail (once there are `MIN_RUNS`).
+const BUDGET: Duration = Duration::from_secs(3);
+/// A tail slower than this gets no fresh-process first call: compiling is lost in it.
+const NO_FIRST_CALL: Duration = Duration::from_secs(1);
+/// The bound the worst tail should stay within, release build.
+const BOUND: Duration = Duration::from_millis(50);
+
+/// Prefixes that vendors' tokens start with (the rows' triggers of 2026-12-02, the short
+/// and the shared ones), each followed by text that is no token: every one is a place where
+/// the rows' patterns are tried and fail.
+const PREFIXES: &[&str] = &[
+    "pat", "sk-", "sk_", "gl", "gh", "AC", "eyJ", "AAAA", "xox", "SK", "s.", "pk.", "key-", "api-",
+    "md-", "AIza", "AKIA", "dp.", "cio", "00D", "1000.", "YC", "secret_", "access-",
+];
+
+/// A tail of `line(0)`, `line(1)`, … one a line, cut to [`TAIL`] bytes.
+fn fill(line: impl Fn(usize) -> String) -> String {
+    let mut out = String::with_capacity(TAIL + 4096);
+    let mut i = 0;
+    while out.len() < TAIL {
+        out.push_str(&line(i));
+        out.push('\n');
+        i += 1;
+    }
+    let mut end = TAIL;
+    while !out.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.truncate(end);
+    out
+}
+
+/// One line of `unit` repeated, [`TAIL`] bytes long.
+fn one_line(unit: &str) -> String {
+    let mut out = unit.repeat(TAIL / unit.len() + 1);
+    out.truncate(TAIL);
+    out
+}
+
+/// `n` characters of an alphabet, spread by `seed`: random-looking, the same every run.
+fn scatter(alphabet: &[u8], n: usize, seed: usize) -> String {
+    (0..n)
+        .map(|j| char::from(alphabet[(j * 7 + seed * 13 + j / 3) % alphabet.len()]))
+        .collect()
+}
+
+fn tails() -> Vec<(&'static str, String)> {
+    let plain = |i: usize| {
+        format!(
+            "2026-11-29T14:05:{:02}.123Z INFO worker-{} processed batch {i} of 20000 in 12ms",
+            i % 60,
+            i % 8
+        )
+    };
+    vec![
+        ("ordinary log lines", fill(plain)),
+        (
+            "ordinary log lines, one `é` each",
+            fill(|i| format!("{} (café)", plain(i))),
+        ),
+        (
+            "lines dense with secrets and personal data",
+            fill(|i| {
+                format!(
+                    "req {i}: postgres://app:pw{i}@db/x Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlc2lnbmF0dXJl password=hunter{i} mail jane{i}@example.com from 8.8.{}.{}",
+                    i % 200,
+                    i % 250
+                )
+            }),
+        ),
+        (
+            "long PATH-like lines",
+            fill(|i| {
+                let dirs: Vec<String> = (0..400).map(|j| format!("/opt/tool{i}x{j}/bin")).collect();
+                format!("PATH={}", dirs.join(":"))
+            }),
+        ),
+        (
+            "a Java stack trace",
+            fill(|i| {
+                if i == 0 {
+                    "Exception in thread \"main\" java.lang.IllegalStateException: boom".to_owned()
+                } else {
+                    format!("\tat com.example.layer{i}.Service.call(Service.java:{i})")
+                }
+            }),
+        ),
+        (
+            "token prefixes without a token",
+            fill(|i| PREFIXES.iter().map(|p| format!("{p}{i} ")).collect()),
+        ),
+        (
+            "base64-ish words (40 of 40 characters a line)",
+            fill(|i| {
+                let b62 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+                let words: Vec<String> = (0..40).map(|k| scatter(b62, 40, i * 40 + k)).collect();
+                words.join(" ")
+            }),
+        ),
+        (
+            "quoted secret names: `\"password\": \"` repeated",
+            one_line("\"password\": \""),
+        ),
+        ("`a=` repeated (one line)", one_line("a=")),
+        (
+            "4-digit numbers, 800 a line",
+            fill(|i| {
+                let pids: Vec<String> = (0..800)
+                    .map(|j| (1000 + (i * 7 + j) % 9000).to_string())
+                    .collect();
+                format!("pids: {}", pids.join(" "))
+            }),
+        ),
+        ("`1234 ` repeated (one line)", one_line("1234 ")),
+        ("`key=` repeated (one line)", one_line("key=")),
+        (
+            "`mysql -p` repeated, 20 a line",
+            fill(|_| "mysql -p".repeat(20)),
+        ),
+        ("`mysql -p` repeated (one line)", one_line("mysql -p")),
+    ]
+}
+
+fn scrubber() -> Scrubber {
+    let env = [
+        ("DB_PASSWORD", "bench-db-password"),
+        ("API_TOKEN", "bench-api-token-0123"),
+    ]
+    .map(|(name, value)| (name.into(), value.into()));
+    Scrubber::new(vec!["bench-heartbeat-token".to_owned()], env)
+}
+
+/// What the failure summary does with a tail before it picks the last line.
+fn summarise(scrubber: &Scrubber, tail: &str) -> usize {
+    let scrubbed = scrubber.scrub(black_box(tail));
+    black_box(collapse_traces(&scrubbed).len())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // In a child: the first call on one tail (or on one short line), in nanoseconds.
+    if let [flag, which] = args.as_slice()
+        && flag == "--first-call"
+    {
+        let text = match which.parse::<usize>() {
+            Ok(i) => tails().swap_remove(i).1,
+            Err(_) => "exit 1 after 3s: boom".to_owned(),
+        };
+        let scrubber = scrubber();
+        let start = Instant::now();
+        summarise(&scrubber, &text);
+        println!("{}", start.elapsed().as_nanos());
+        return;
+    }
+    // `cargo bench` passes `--bench`; any other word picks tails by name.
+    let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+
+    let scrubber = scrubber();
+    println!(
+        "scrub, then collapse traces, a {} KiB tail: median of up to {RUNS} runs (min .. max); \
+         first call in a fresh process",
+        TAIL / 1024
+    );
+    println!(
+        "  first call on one short line (compiles the patterns every text needs): {:.2} ms",
+        first_call("line").map_or(f64::NAN, ms)
+    );
+    let mut worst: Option<(&str, Duration)> = None;
+    for (i, (name, tail)) in tails().into_iter().enumerate() {
+        if !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
+            continue;
+        }
+        let start = Instant::now();
+        summarise(&scrubber, &tail);
+        let warm_up = start.elapsed();
+        let mut runs = Vec::new();
+        let started = Instant::now();
+        if warm_up > BUDGET {
+            runs.push(warm_up);
+        } else {
+            while runs.len() < RUNS && (runs.len() < MIN_RUNS || started.elapsed() < BUDGET) {
+                let start = Instant::now();
+                summarise(&scrubber, &tail);
+                runs.push(start.elapsed());
+            }
+        }
+        runs.sort();
+        let median = runs[runs.len() / 2];
+        let first = if median < NO_FIRST_CALL {
+            first_call(&i.to_string()).map_or("failed".to_owned(), |d| format!("{:.2} ms", ms(d)))
+        } else {
+            "not run".to_owned()
+        };
+        println!(
+            "  {name:47} {:9.2} ms  ({:.2} .. {:.2}, {} run{})  first call {first}",
+            ms(median),
+            ms(runs[0]),
+            ms(runs[runs.len() - 1]),
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" },
+        );
+        if worst.is_none_or(|(_, d)| median > d) {
+            worst = Some((name, median));
+        }
+    }
+    if let Some((name, median)) = worst {
+        let verdict = if median <= BOUND { "within" } else { "OVER" };
+        println!(
+            "worst: {name}, {:.2} ms: {verdict} the bound of {} ms",
+            ms(median),
+            BOUND.as_millis()
+        );
+    }
+}
+
+/// The first call on tail `which` (an index, or anything else for one short line), timed in
+/// a fresh process of this bench.
+fn first_call(which: &str) -> Option<Duration> {
+    let exe = std::env::current_exe().ok()?;
+    let out = Command::new(exe)
+        .args(["--first-call", which])
+        .output()
+        .ok()?;
+    let nanos = String::from_utf8(out.stdout).ok()?.trim().parse().ok()?;
+    out.status.success().then(|| Duration::from_nanos(nanos))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

@@ -214,6 +214,30 @@ fn retries_replay_every_attempt_after_its_line() {
     assert!(fail_msg(&receiver).contains("(attempt 3 of 3): err 3"));
 }
 
+/// The spill of attempt 1 is open while attempt 2 starts; attempt 2 does not inherit it.
+#[test]
+fn a_later_attempt_does_not_inherit_the_spill() {
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = held(&receiver, &tmp)
+        .args(["--retries", "1", "--retry-delay", "10ms"])
+        .sh("head -c 300000 /dev/zero; for f in /proc/$$/fd/*; do readlink \"$f\"; done >&2; exit 1");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.raw_stdout.len(), 600_000);
+    let (_, second) = out
+        .stderr
+        .split_once("crontap-run: attempt 2 of 2\n")
+        .unwrap();
+    assert!(second.lines().count() >= 3, "{second}");
+    let tmp = tmp.display().to_string();
+    assert!(
+        !second.contains(&tmp),
+        "attempt 2 holds the spill: {second}"
+    );
+}
+
 #[test]
 fn a_last_attempt_that_succeeds_prints_nothing() {
     let receiver = Receiver::start();

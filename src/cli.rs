@@ -211,6 +211,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "stop|continue", default_value = "stop")]
     pub on_lease_lost: OnLeaseLost,
 
+    /// What becomes of the command's output: `pass` it on as it comes, or hold it and print
+    /// it only if the run fails, times out or is stopped (`on-failure`, as chronic does), so
+    /// that cron mails only failures. Held output past 64 KiB a stream goes to an unnamed
+    /// file in $TMPDIR.
+    #[arg(
+        long,
+        value_name = "pass|on-failure",
+        env = "CRONTAP_OUTPUT",
+        value_enum,
+        default_value_t = OutputMode::Pass
+    )]
+    pub output: OutputMode,
+
     /// Run the command and print what would be sent (URL redacted); send nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -276,6 +289,15 @@ impl StateUrlArgs {
 pub enum OnLeaseLost {
     Stop,
     Continue,
+}
+
+/// `--output`: where the command's output goes while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputMode {
+    /// Passed through as the command writes it.
+    Pass,
+    /// Held, and printed at the end only if the run did not succeed.
+    OnFailure,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

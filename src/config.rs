@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 
-use crate::cli::{CheckArgs, Cli, HistoryArgs, OnLeaseLost, RunArgs, StateUrlArgs};
+use crate::cli::{CheckArgs, Cli, HistoryArgs, OnLeaseLost, OutputMode, RunArgs, StateUrlArgs};
 use crate::log;
 use crate::metrics;
 use crate::report::check;
@@ -80,6 +80,9 @@ pub struct Config {
     pub stop_on_lease_lost: bool,
     /// `--metrics-dir`: where the job's metrics file is written after the run.
     pub metrics: Option<metrics::Target>,
+    /// `--output on-failure`: the output is held for the run's end, spilling into this
+    /// directory (`$TMPDIR`, else `/tmp`). `None`: passed through (`--output pass`).
+    pub hold_output: Option<PathBuf>,
     /// Credentials crontap-run holds besides the heartbeat URL (the state store URL's user
     /// and password, the values of secret-looking variables in its environment), scrubbed
     /// from anything sent like the URL's own parts.
@@ -241,6 +244,7 @@ impl Config {
             jitter: args.jitter.filter(|j| !j.is_zero()),
             stop_on_lease_lost: args.on_lease_lost == OnLeaseLost::Stop,
             metrics,
+            hold_output: (args.output == OutputMode::OnFailure).then(|| spill_dir(env)),
             secrets: state_url
                 .map(|given| url_secrets(&given.url))
                 .unwrap_or_default()
@@ -543,6 +547,14 @@ fn url_secrets(url: &str) -> Vec<String> {
             [s.clone(), decoded.into_owned()]
         })
         .collect()
+}
+
+/// Where held output spills: `$TMPDIR`, as every Unix program reads it (empty counts as
+/// unset), else `/tmp`.
+fn spill_dir(env: &Environment) -> PathBuf {
+    env.get("TMPDIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from)
 }
 
 fn non_empty_dir(dir: PathBuf) -> Result<PathBuf> {

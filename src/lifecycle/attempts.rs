@@ -36,6 +36,15 @@ pub fn attempt_of(k: u32, n: u32) -> String {
     format!("attempt {k} of {n}")
 }
 
+/// Tells the run's held output (`--output on-failure`) that attempt `k` of `n` begins, so
+/// that a replay introduces its output with `crontap-run: attempt k of n` on stderr when
+/// retries were allowed.
+fn introduce(spec: &ChildSpec<'_>, k: u32, n: u32) {
+    if let Some(hold) = &spec.hold {
+        hold.begin_attempt((n > 1).then(|| format!("crontap-run: {}", attempt_of(k, n))));
+    }
+}
+
 /// Whether the tests asked for attempt `attempt` to fail to be set up (debug builds):
 /// `first-attempt-setup` for the first, `attempt-setup` for every later one.
 fn setup_fault(attempt: u32) -> bool {
@@ -64,6 +73,7 @@ pub fn run(
     let mut attempt = 1;
     let mut previous: Option<Last> = None;
     loop {
+        introduce(spec, attempt, of);
         let run = match setup_fault(attempt) {
             true => Err(anyhow::anyhow!("fault injected for a test")),
             false => supervisor.run(

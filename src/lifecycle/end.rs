@@ -1,5 +1,6 @@
 //! The one ending of a run: every way a run can end is a [`RunEnd`], and [`conclude`] does
-//! what a run's end does, in one order: the state's record, the end report, the history
+//! what a run's end does, in one order: the state's record, the held output
+//! (`--output on-failure`: printed unless the run succeeded), the end report, the history
 //! line, the metrics file.
 //!
 //! What each end does to each (exit status, state, report, history, metrics) is the table
@@ -11,6 +12,7 @@
 //! and a report is never sent twice.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
@@ -19,6 +21,7 @@ use crate::lifecycle::attempts::{self, Last};
 use crate::lifecycle::guard;
 use crate::metrics::{self, Counted};
 use crate::report::{Delivered, PingResult, Report, Reporter};
+use crate::run::hold::Hold;
 use crate::run::outcome::{self, OWN_ERROR};
 use crate::run::supervise::Finished;
 use crate::sanitize;
@@ -142,13 +145,23 @@ impl Verdict {
 pub enum Step {
     /// The state store records the result and lets go of the lock and key.
     State,
+    /// Held output (`--output on-failure`) is printed, or dropped for a success. After the
+    /// state, so a slow reader of it never holds up the next run; before the report, so
+    /// crontap-run's own lines about the ping come after the command's.
+    Output,
     Report,
     History,
     Metrics,
 }
 
 impl Step {
-    const ALL: [Step; 4] = [Step::State, Step::Report, Step::History, Step::Metrics];
+    const ALL: [Step; 5] = [
+        Step::State,
+        Step::Output,
+        Step::Report,
+        Step::History,
+        Step::Metrics,
+    ];
 }
 
 /// Everything a run's end writes to and sends to, owned so that the panic guard can
@@ -159,6 +172,8 @@ pub struct Effects {
     pub history: Option<HistoryTarget>,
     /// `--metrics-dir`, not in a dry run.
     pub metrics: Option<metrics::Target>,
+    /// `--output on-failure`: the command's output, held for the end to print or drop.
+    pub hold: Option<Arc<Hold>>,
     pub run_id: String,
     /// When the run started, by the wall clock (for timestamps) and the monotonic clock
     /// (for its duration).
@@ -236,6 +251,7 @@ pub fn finish_from(
         let _doing = (driver == Driver::Run).then(|| guard::begin(step));
         match step {
             Step::State => record_state(detail.held.take(), verdict),
+            Step::Output => settle_output(effects.hold.as_ref(), verdict),
             Step::Report => {
                 delivered = report(&effects.reporter, verdict, detail.tails);
                 guard::reported(&delivered);
@@ -254,6 +270,17 @@ fn record_state(held: Option<Held>, verdict: &Verdict) {
         && let Err(err) = held.finish(verdict.result == RunResult::Succeeded)
     {
         tracing::error!("cannot record the run's result in the state store: {err:#}");
+    }
+}
+
+/// What becomes of held output: the same verdict as the ping's, so `--success-exit` and a
+/// stop count here as they do there. A run that did not succeed prints all of it.
+fn settle_output(hold: Option<&Arc<Hold>>, verdict: &Verdict) {
+    let Some(hold) = hold else { return };
+    guard::fault_point("output");
+    match verdict.report {
+        Planned::Success | Planned::Nothing(_) => hold.drop_all(),
+        Planned::Failure { .. } => hold.release(),
     }
 }
 

@@ -15,11 +15,13 @@
 //!
 //! The run's own thread tells the guard where it is: each attempt's start and end, and each
 //! step of the end as it begins and when the report is handed over. So the hook goes on from
-//! the step after the one that failed: a report being built is sent plain (without the
-//! command's output), one already handed over is never sent again, and a history line or
-//! metrics file that failed is not tried twice. A panic is the process's death for the
-//! state store: what the run holds is left as a killed crontap-run leaves it (the lock goes
-//! with the process, a lease runs out).
+//! the step after the one that failed: held output (`--output on-failure`) is printed or
+//! dropped as the verdict says, unless that step is the one that failed (never printed
+//! twice), a report being built is sent plain (without the command's output), one already
+//! handed over is never sent again, and a history line or metrics file that failed is not
+//! tried twice. A panic is the process's death for the state store: what the run holds is
+//! left as a killed crontap-run leaves it (the lock goes with the process, a lease runs
+//! out).
 //!
 //! A panic on another thread (an output copy, the admission or reaper thread) must not race
 //! the run's own thread to the end. The first panic marks the end as taken over; a later one
@@ -241,8 +243,10 @@ impl Resume {
         let (verdict, from, delivered) = match phase {
             Phase::BeforeStart => (panicked(false), Some(Step::State), None),
             Phase::Running => (panicked(true), Some(Step::State), None),
-            // What the attempt held is left as a process's death leaves it.
-            Phase::Ended(verdict) => (verdict, Some(Step::Report), None),
+            // What the attempt held in the state store is left as a process's death leaves
+            // it (the guard has nothing to record it with); its held output goes as the
+            // verdict says.
+            Phase::Ended(verdict) => (verdict, Some(Step::Output), None),
             Phase::Concluding {
                 verdict,
                 step,
@@ -250,7 +254,9 @@ impl Resume {
                 delivered,
             } => {
                 let from = match step {
-                    Step::State => Some(Step::Report),
+                    Step::State => Some(Step::Output),
+                    // Held output is not replayed twice.
+                    Step::Output => Some(Step::Report),
                     // A report not yet handed over is sent plain.
                     Step::Report if !handed_over && delivered.is_none() => Some(Step::Report),
                     Step::Report => Some(Step::History),

@@ -22,6 +22,7 @@ use crate::config::Config;
 use crate::log;
 use crate::report::Reporter;
 use crate::report::heartbeat::Heartbeat;
+use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
 use crate::run::reap;
 use crate::run::signals::{Mark, SignalLog};
@@ -73,7 +74,7 @@ pub fn run(config: Config) -> u8 {
         );
     }
     tracing::debug!(run_id = %effects.run_id, "starting the command");
-    let spec = child_spec(&config, &effects.run_id, held.as_ref());
+    let spec = child_spec(&config, &effects, held.as_ref());
     let ran = Supervisor::new(signals.clone(), seen)
         .and_then(|supervisor| attempts::run(&supervisor, &spec, config.limits, &config.retry));
     match ran {
@@ -125,6 +126,7 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
         },
         history,
         metrics: config.metrics.clone().filter(|_| !config.dry_run),
+        hold: config.hold_output.as_deref().map(Hold::new),
         run_id: uuid::Uuid::new_v4().to_string(),
         started,
         clock: Instant::now(),
@@ -132,7 +134,7 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
 }
 
 /// The command and what it runs with.
-fn child_spec<'a>(config: &'a Config, run_id: &str, held: Option<&Held>) -> ChildSpec<'a> {
+fn child_spec<'a>(config: &'a Config, effects: &Effects, held: Option<&Held>) -> ChildSpec<'a> {
     let lease = held
         .and_then(Held::lease_deadline)
         .or_else(|| held.and_then(|_| fault_lease()))
@@ -142,11 +144,12 @@ fn child_spec<'a>(config: &'a Config, run_id: &str, held: Option<&Held>) -> Chil
         args: &config.args,
         inherited_env: &config.child_env,
         per_run: PerRun {
-            run_id: run_id.to_owned(),
+            run_id: effects.run_id.clone(),
             key: held.and_then(Held::key).map(str::to_owned),
             fencing_token: held.and_then(Held::fencing_token),
         },
         guarded: held.is_some(),
+        hold: effects.hold.clone(),
         lease,
     }
 }

@@ -5,7 +5,9 @@
 //! command's states (running, stopping with a SIGKILL time, killed) and what each event does
 //! to them; [`reap`] reaps the command and orphans from raw wait statuses; [`exec`] finds and
 //! executes its program as `execvp(3)` does, with the environment [`job_env`] builds;
-//! [`output`] and [`tee`] pass its output through and keep a tail of each stream;
+//! [`output`] and [`tee`] pass its output through and keep a tail of each stream, or
+//! hand it to [`hold`], which keeps it (in [`spill`]'s bounded buffers and unnamed files)
+//! for the run's end to print or drop (`--output on-failure`);
 //! [`signals`] says which signals are forwarded and why, and records stop requests to
 //! crontap-run itself; [`terminal`] hands the terminal's foreground to the job;
 //! [`lifeline`] kills the job's group if crontap-run dies while it holds state; [`group`]
@@ -21,6 +23,7 @@
 pub(crate) mod exec;
 pub(crate) mod group;
 pub mod harden;
+pub(crate) mod hold;
 pub(crate) mod job_env;
 pub(crate) mod lifeline;
 pub mod outcome;
@@ -28,6 +31,7 @@ pub(crate) mod output;
 pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;
+pub(crate) mod spill;
 pub(crate) mod supervise;
 pub(crate) mod tee;
 pub(crate) mod terminal;

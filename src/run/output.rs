@@ -1,14 +1,17 @@
-//! The command's output: the pipes it writes to, the copies that pass each stream on and
-//! keep its tail ([`tee`]), and what an attempt has left once they are drained.
+//! The command's output: the pipes it writes to, the copies that pass each stream on (or
+//! into the run's [`Hold`], with `--output on-failure`) and keep its tail ([`tee`]), and
+//! what an attempt has left once they are drained.
 
 use std::io::{self, PipeWriter};
 use std::os::fd::AsFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::run::hold::{Hold, Which};
 use crate::run::outcome::SuccessCodes;
 use crate::run::signals::SignalLog;
 use crate::run::supervise::{Finished, Hooks};
-use crate::run::tee::{self, Stream, Tee};
+use crate::run::tee::{self, Sink, Stream, Tee};
 use crate::run::watch::Ending;
 
 /// How long to keep reading output after the command exited: a background process it left
@@ -29,16 +32,28 @@ pub struct Copies {
 }
 
 impl Output {
-    pub fn start() -> io::Result<Output> {
+    /// The pipes of an attempt, and their copies to crontap-run's stdout and stderr, or
+    /// into `hold` when there is one.
+    pub fn start(hold: Option<&Arc<Hold>>) -> io::Result<Output> {
         let (stdout_r, stdout_w) = io::pipe()?;
         let (stderr_r, stderr_w) = io::pipe()?;
+        let sink = |which: Which| -> io::Result<Sink> {
+            if let Some(hold) = hold {
+                return Ok(Sink::Hold(hold.writer(which)));
+            }
+            let own = match which {
+                Which::Stdout => io::stdout().as_fd().try_clone_to_owned()?,
+                Which::Stderr => io::stderr().as_fd().try_clone_to_owned()?,
+            };
+            Ok(Sink::Pass(own))
+        };
         let stdout = Tee::start(Stream {
             source: stdout_r.into(),
-            sink: io::stdout().as_fd().try_clone_to_owned()?,
+            sink: sink(Which::Stdout)?,
         })?;
         let stderr = Tee::start(Stream {
             source: stderr_r.into(),
-            sink: io::stderr().as_fd().try_clone_to_owned()?,
+            sink: sink(Which::Stderr)?,
         })?;
         Ok(Output {
             stdout_w,

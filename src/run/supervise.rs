@@ -4,7 +4,8 @@
 //! `/bin/sh`, as `execvp` and `env` run it: see [`exec`]), as the leader of its own process
 //! group, with the signal state crontap-run inherited ([`signals::Inherited`]). stdin is
 //! inherited; stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged
-//! and keep a tail of each for the summary.
+//! (or into the run's [`Hold`], with `--output on-failure`) and keep a tail of each for the
+//! summary.
 //!
 //! While it runs, crontap-run forwards signals to the group ([`signals::FORWARDED`]),
 //! enforces `--timeout` and the lease, and reaps every child that ends: as PID 1 of a
@@ -20,6 +21,7 @@ use std::cell::Cell;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -29,6 +31,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 
 use crate::run::exec;
+use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
 use crate::run::lifeline::Lifeline;
 use crate::run::outcome::{HumanDuration, Outcome, SuccessCodes};
@@ -53,6 +56,9 @@ pub struct ChildSpec<'a> {
     /// killed crontap-run never leaves a job running that the next run would overlap
     /// ([`Lifeline`]).
     pub guarded: bool,
+    /// `--output on-failure`: the run's hold, which every attempt's output goes into
+    /// instead of crontap-run's stdout and stderr.
+    pub hold: Option<Arc<Hold>>,
     /// `--on-lease-lost stop`: by when the command must be gone for the run's lease to be
     /// sure not to run out while it runs, moved forward by each renewal. If it comes near,
     /// the command is stopped ([`Outcome::LeaseLost`]).
@@ -347,7 +353,7 @@ fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
         stdout_w,
         stderr_w,
         copies,
-    } = Output::start().context("cannot set up the command's output")?;
+    } = Output::start(spec.hold.as_ref()).context("cannot set up the command's output")?;
     let terminal = Terminal::detect();
     let claim_terminal = terminal.is_some_and(|t| t.in_foreground());
     let mut command = Command::new(spec.program);

@@ -1,5 +1,6 @@
 //! Passes the command's stdout and stderr through to crontap-run's own, byte for byte, while
-//! keeping a bounded tail of each for the failure summary.
+//! keeping a bounded tail of each for the failure summary. With `--output on-failure` the
+//! bytes go to the run's [`Hold`](super::hold::Hold) instead, and the tail is kept the same.
 //!
 //! Each pipe has its own copying thread with blocking reads and writes, so output reaches
 //! its destination as soon as the command writes it, with no more system calls than `cat`
@@ -27,6 +28,7 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
+use crate::run::hold::Writer;
 use crate::run::signals::SignalLog;
 
 /// Bytes of each stream kept for the summary.
@@ -44,12 +46,30 @@ const RECHECK: Duration = Duration::from_millis(100);
 const STOP_DRAIN: Duration = Duration::from_millis(500);
 /// How long `finish` waits for a reader that takes nothing at all: what is left after the
 /// job ended is a few MiB at most, so a reader this slow is stuck.
-const STUCK_READER: Duration = Duration::from_secs(60);
+pub const STUCK_READER: Duration = Duration::from_secs(60);
 
-/// One pipe to copy: the command's end to read, crontap-run's stream to write.
+/// One pipe to copy: the command's end to read, and where its bytes go.
 pub struct Stream {
     pub source: OwnedFd,
-    pub sink: OwnedFd,
+    pub sink: Sink,
+}
+
+/// Where a copy writes what it reads.
+pub enum Sink {
+    /// crontap-run's own stream, as the command writes (`--output pass`).
+    Pass(OwnedFd),
+    /// The run's hold, for its end to print or drop (`--output on-failure`).
+    Hold(Writer),
+}
+
+impl Sink {
+    /// Writes all of `data`; an error means the destination is gone.
+    fn write(&self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Pass(fd) => write_all(fd, data).map_err(io::Error::from),
+            Sink::Hold(writer) => writer.write(data),
+        }
+    }
 }
 
 /// A running copy of one of the command's output streams.
@@ -201,7 +221,7 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
                 Err(_) => return,
             }
         };
-        if sink_ok && write_all(&stream.sink, &buf[..n]).is_err() {
+        if sink_ok && stream.sink.write(&buf[..n]).is_err() {
             sink_ok = false;
         }
     }
@@ -233,7 +253,7 @@ impl ReadBuffer {
 }
 
 /// Writes everything, waiting on a non-blocking destination instead of failing.
-fn write_all(fd: &OwnedFd, mut data: &[u8]) -> nix::Result<()> {
+pub fn write_all(fd: &OwnedFd, mut data: &[u8]) -> nix::Result<()> {
     while !data.is_empty() {
         match nix::unistd::write(fd, data) {
             Ok(n) => data = &data[n..],
@@ -336,7 +356,7 @@ mod tests {
         let (mut out, sink) = io::pipe().unwrap();
         let tee = Tee::start(Stream {
             source: source.into(),
-            sink: sink.into(),
+            sink: Sink::Pass(sink.into()),
         })
         .unwrap();
         thread::spawn(move || feed.write_all(&input).unwrap());
@@ -384,7 +404,7 @@ mod tests {
         drop(out);
         let tee = Tee::start(Stream {
             source: source.into(),
-            sink: sink.into(),
+            sink: Sink::Pass(sink.into()),
         })
         .unwrap();
         // Far more than a pipe holds: this only finishes if the copy keeps reading.
@@ -398,7 +418,7 @@ mod tests {
         let (source, mut feed) = io::pipe().unwrap();
         let tee = Tee::start(Stream {
             source: source.into(),
-            sink: null(),
+            sink: Sink::Pass(null()),
         })
         .unwrap();
         feed.write_all(b"started\n").unwrap();
@@ -414,7 +434,7 @@ mod tests {
         let (source, mut feed) = io::pipe().unwrap();
         let tee = Tee::start(Stream {
             source: source.into(),
-            sink: null(),
+            sink: Sink::Pass(null()),
         })
         .unwrap();
         // A background process that writes a little now and then, for ever.

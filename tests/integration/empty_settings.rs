@@ -14,7 +14,7 @@ const URL_VAR: &str = "HEARTBEAT_FOR_TEST";
 
 /// Variables options read, written out by hand: the list made from the definition must hold
 /// at least these, so that it cannot lose one without a test failing.
-const KNOWN: [&str; 10] = [
+const KNOWN: [&str; 11] = [
     "CRONTAP_HEARTBEAT_URL_FILE",
     "CRONTAP_TIMEOUT",
     "CRONTAP_JOB",
@@ -25,6 +25,7 @@ const KNOWN: [&str; 10] = [
     "CRONTAP_STATE_TIMEOUT",
     "CRONTAP_PERIOD_TZ",
     "CRONTAP_METRICS_DIR",
+    "CRONTAP_OUTPUT",
 ];
 
 /// Variables crontap-run reads itself rather than through an option.

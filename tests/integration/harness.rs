@@ -176,6 +176,7 @@ pub struct Output {
     pub code: i32,
     pub raw_stdout: Vec<u8>,
     pub stdout: String,
+    pub raw_stderr: Vec<u8>,
     pub stderr: String,
     pub elapsed: Duration,
 }
@@ -353,6 +354,7 @@ impl Crontap {
             raw_stdout: out.stdout.clone(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            raw_stderr: out.stderr,
             elapsed: started.elapsed(),
         }
     }
@@ -463,6 +465,7 @@ impl Running {
             code: status.code().expect("crontap-run exited normally"),
             raw_stdout: self.seen.clone().into_bytes(),
             stdout: self.seen,
+            raw_stderr: stderr.clone().into_bytes(),
             stderr,
             elapsed: self.started.elapsed(),
         }
@@ -527,5 +530,53 @@ pub fn alive(pid: &str) -> bool {
             .trim_start()
             .starts_with('Z'),
         Err(_) => false,
+    }
+}
+
+/// A tmpfs of a given size mounted at a directory for the life of the value (the tests run
+/// as root), for a disk that fills up.
+pub struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    pub fn mount(dir: &Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(dir).unwrap();
+        let status = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .status()
+            .expect("mount runs; the tests run as root");
+        assert!(
+            status.success(),
+            "cannot mount a tmpfs at {}",
+            dir.display()
+        );
+        Tmpfs(dir.to_owned())
+    }
+
+    /// Fills the file system to the last byte.
+    pub fn fill(&self) {
+        let _ = Command::new("dd")
+            .args(["if=/dev/zero", "bs=4k"])
+            .arg(format!("of={}", self.0.join("filler").display()))
+            .stderr(Stdio::null())
+            .status();
+    }
+
+    /// Bytes in use on the file system, named files or not.
+    pub fn used(&self) -> u64 {
+        let stat = nix::sys::statvfs::statvfs(&self.0).unwrap();
+        (stat.blocks() - stat.blocks_free()) * stat.fragment_size()
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
     }
 }

@@ -45,6 +45,7 @@ fn out_of_range_values() {
     refused(&["--ping-timeout", "0s"], "--ping-timeout");
     refused(&["--ping-budget", "1h"], "--ping-budget");
     refused(&["--log-format", "xml"], "--log-format");
+    refused(&["--output", "always"], "--output");
     refused(&["--job", "../etc"], "--job");
     refused(&["--idempotency-key", "run 42"], "--idempotency-key");
     refused(&["--state-url", "mysql://user:pw@db/x"], "--state-url");

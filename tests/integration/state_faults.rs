@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::harness::{Receiver, SECRET};
+use crate::harness::{Receiver, SECRET, Tmpfs};
 use crate::state::{entries_under, stateful};
 
 /// The one key record under `state`.
@@ -94,47 +94,6 @@ fn a_record_from_a_newer_version_is_read_or_treated_as_none() {
         .run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert!(marker.exists(), "an unknown status blocked the job");
-}
-
-/// Mounts a tmpfs of `size` at `dir` for the life of the value.
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Tmpfs {
-        std::fs::create_dir_all(dir).unwrap();
-        let status = Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size},mode=0700"),
-                "tmpfs",
-            ])
-            .arg(dir)
-            .status()
-            .expect("mount runs; the tests run as root");
-        assert!(
-            status.success(),
-            "cannot mount a tmpfs at {}",
-            dir.display()
-        );
-        Tmpfs(dir.to_owned())
-    }
-
-    /// Fills the file system to the last byte.
-    fn fill(&self) {
-        let _ = Command::new("dd")
-            .args(["if=/dev/zero", "bs=4k"])
-            .arg(format!("of={}", self.0.join("filler").display()))
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-    }
 }
 
 /// Item 4: a full state directory before the command is crontap-run's own error: exit 125,

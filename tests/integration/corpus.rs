@@ -10,6 +10,7 @@ use crontap_run::run::outcome::Outcome;
 use crontap_scrub::{REDACTED, Scrubber};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
+const LINES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/scrub/tests/corpus");
 
 fn scrubber() -> Scrubber {
     let url = HeartbeatUrl::parse("https://hb.example/ping/corpus-token-123", "corpus").unwrap();
@@ -316,7 +317,7 @@ fn expand_fixtures(text: &str) -> String {
 }
 
 fn cases(file: &str) -> Vec<String> {
-    std::fs::read_to_string(format!("{CORPUS}/{file}"))
+    std::fs::read_to_string(format!("{LINES}/{file}"))
         .unwrap()
         .lines()
         .filter(|l| !l.is_empty() && !l.starts_with('#'))

@@ -36,8 +36,16 @@ fn cases(file: &str) -> Vec<String> {
         .collect()
 }
 
-/// A secret line as input text (`\n` is a line break) and the parts between `«` and `»`.
-fn marked(line: &str) -> (String, Vec<String>) {
+/// A secret line: the input text (`\n` is a line break), the parts between `«` and `»`, and
+/// the text before the first mark and after the last.
+struct Marked {
+    input: String,
+    marks: Vec<String>,
+    before: String,
+    after: String,
+}
+
+fn marked(line: &str) -> Marked {
     let line = line.replace("\\n", "\n");
     let mut text = String::new();
     let mut marks = Vec::new();
@@ -52,18 +60,43 @@ fn marked(line: &str) -> (String, Vec<String>) {
     }
     text.push_str(rest);
     assert!(!marks.is_empty(), "a secret line without a mark: {line:?}");
-    (text, marks)
+    let before = line[..line.find('«').unwrap_or(0)].to_owned();
+    Marked {
+        input: text,
+        marks,
+        before,
+        after: rest.to_owned(),
+    }
 }
 
-/// Whether a piece of the secret `mark` (a run of four letters or digits or more) is in
-/// `out` more often than in the rest of `input`: a secret cut in two by a marker is kept
-/// as surely as one left whole (`p\"ss w0rd` redacted up to its escaped quote kept
-/// `w0rd`).
+/// Whether the first mark's start and the last mark's end are where a marker stands in
+/// `out`: the text before the first mark is the start of `out` up to a marker, and the text
+/// after the last mark is its end after a marker, though a marker may take in some of
+/// either (a closing quote). So `password=[REDACTED])` for `password=«P@ss(x)»` is a miss,
+/// though no three characters of the secret are left.
+fn edges_clean(line: &Marked, out: &str) -> bool {
+    let (before, after) = (line.before.as_str(), line.after.as_str());
+    let left = (0..=before.len())
+        .filter(|&k| before.is_char_boundary(k))
+        .any(|k| out.starts_with(&format!("{}{REDACTED}", &before[..k])));
+    let right = (0..=after.len())
+        .filter(|&k| after.is_char_boundary(k))
+        .any(|k| out.ends_with(&format!("{REDACTED}{}", &after[k..])));
+    left && right
+}
+
+/// Whether a piece of the secret `mark` (any three characters in a row) is in `out` more
+/// often than in the rest of `input` and the markers: a secret cut short by a marker is
+/// kept as surely as one left whole (`p\"ss w0rd` redacted up to its escaped quote kept
+/// `w0rd`; `P@ss!w0rd#2024$%^&*()` redacted up to `)` kept `*()`).
 fn piece_kept(input: &str, mark: &str, out: &str) -> bool {
     let rest = input.replacen(mark, " ", 1);
-    mark.split(|c: char| !c.is_alphanumeric())
-        .filter(|piece| piece.chars().count() >= 4)
-        .any(|piece| out.matches(piece).count() > rest.matches(piece).count())
+    let chars: Vec<char> = mark.trim().chars().collect();
+    chars.windows(3).any(|w| {
+        let piece: String = w.iter().collect();
+        let in_markers = out.matches(REDACTED).count() * REDACTED.matches(piece.as_str()).count();
+        out.matches(piece.as_str()).count() > rest.matches(piece.as_str()).count() + in_markers
+    })
 }
 
 fn score(total: usize, failed: usize) -> String {
@@ -81,12 +114,13 @@ fn corpus_scores_100_percent() {
 
     let secrets = cases("secrets.txt");
     for line in &secrets {
-        let (input, marks) = marked(line);
-        let out = scrubber.scrub(&input);
-        let leaked = marks
+        let case = marked(line);
+        let out = scrubber.scrub(&case.input);
+        let leaked = case
+            .marks
             .iter()
-            .any(|m| out.contains(m.trim()) || piece_kept(&input, m, &out));
-        if leaked || !out.contains(REDACTED) {
+            .any(|m| out.contains(m.trim()) || piece_kept(&case.input, m, &out));
+        if leaked || !edges_clean(&case, &out) {
             failures.push(format!("secret kept: {line:?}\n    -> {out:?}"));
         }
     }

@@ -14,7 +14,13 @@
 //!   `password`, `secret`, `token`, `credentials`, `dsn`, `cookie`, `session`, or `key` after
 //!   `api`, `access`, `private`, `secret`, `signing`… Names ending in `file`, `path` or `dir`
 //!   hold a location, not a secret, and names ending in `Error` or `Exception` are error
-//!   classes; both are left alone.
+//!   classes; both are left alone (`assignments`);
+//! - `Password=…;` in connection strings, quoted or not (`connection`).
+//!
+//! A value goes whole, however much punctuation it holds (`P@ss!w0rd#2024$%^&*()`); where
+//! it ends depends on how it is framed (`values`): a quoted value at its closing quote, an
+//! unquoted one at white space or at the separator of its framing (`,` in `a=1,password=…`,
+//! `&` in a query, the bracket that opened before its name).
 //!
 //! Text such as `password authentication failed for user "app"` has no value position and
 //! stays as it is.
@@ -79,11 +85,13 @@ static BARE_DSN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A `.netrc` line (`machine host login user password secret`, also `default …`), quoted
-/// in an error message. Group 1 is everything up to the password; group 2 the password.
+/// in an error message. Group 1 is everything up to the password; group 2 the password;
+/// group 3 a quote that closes the message's quoting (`"machine … password pw"`), which
+/// stays, and what follows.
 static NETRC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(\b(?:machine\s+\S+\s+|default\s+)login\s+\S+(?:\s+account\s+\S+)?\s+password\s+)",
-        r"(\S+)",
+        r"(?m)(\b(?:machine\s+\S+\s+|default\s+)login\s+\S+(?:\s+account\s+\S+)?\s+password\s+)",
+        r#"(\S+?)(["']?(?:\s|$))"#,
     ))
     .expect("valid pattern")
 });
@@ -141,12 +149,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         text = Cow::Owned(new);
     }
     // Only between `;`s: a connection string, where the value may hold spaces.
-    replace(&mut text, &connection::CONNECTION_STRING, |c| {
-        match (c[1].starts_with(';'), &c[4]) {
-            (false, "") => c[0].to_owned(),
-            _ => format!("{}{}{REDACTED}{}", &c[1], &c[2], &c[4]),
-        }
-    });
+    if let Cow::Owned(new) = connection::redact(&text) {
+        text = Cow::Owned(new);
+    }
     replace(&mut text, &query::QUERY_PARAM, |c| {
         format!("{}{REDACTED}", &c[1])
     });
@@ -157,7 +162,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         let rest = &whole[user_info.end() - c.get(0).map_or(0, |m| m.start())..];
         format!("{lead}{REDACTED}{rest}")
     });
-    replace(&mut text, &NETRC, |c| format!("{}{REDACTED}", &c[1]));
+    replace(&mut text, &NETRC, |c| {
+        format!("{}{REDACTED}{}", &c[1], &c[3])
+    });
     if let Cow::Owned(new) = redact_key_value_attributes(&text) {
         text = Cow::Owned(new);
     }

@@ -96,7 +96,7 @@ pub(super) fn redact_assignments(text: &str) -> Cow<'_, str> {
         if !strong && !names_a_credential_context(name) {
             continue;
         }
-        let (value_start, value_end) = value_span(text, sep_end);
+        let (value_start, value_end) = value_span(text, name_start, sep_end);
         let value = &text[value_start..value_end];
         if prose_pair && !looks_generated_strictly(value) || !strong && !looks_generated(value) {
             continue;
@@ -108,6 +108,8 @@ pub(super) fn redact_assignments(text: &str) -> Cow<'_, str> {
         if value.is_empty()
             || prose
             || text[value_start..].starts_with(REDACTED)
+            // `PWD={[REDACTED]}`: a marker in the value's own brackets is done.
+            || value.trim_matches(['{', '}', '(', ')']) == REDACTED
             || value.starts_with('-')
         {
             continue;

@@ -131,14 +131,29 @@ fn benign_text_survives() {
 }
 
 #[test]
+fn connection_string_quotes_stay_around_the_marker() {
+    assert_eq!(
+        r("Driver={X};PWD={a;b}}c};UID=sa"),
+        "Driver={X};PWD={[REDACTED]};UID=sa"
+    );
+    assert_eq!(
+        r("Server=db;Password='a;b';User Id=sa"),
+        "Server=db;Password='[REDACTED]';User Id=sa"
+    );
+}
+
+#[test]
 fn idempotent() {
     for text in [
         "password=hunter2",
         "Authorization: Bearer x",
         "postgres://a:b@h/x",
         "?sig=abc",
+        "Driver={X};PWD={a;b}}c};UID=sa",
+        "Server=db;Password=\"a;b\";User Id=sa",
     ] {
         let once = r(text);
+        assert!(!once.contains(";b"), "{text} -> {once}");
         assert_eq!(r(&once), once, "{text}");
     }
 }
@@ -323,6 +338,10 @@ fn netrc_lines() {
     assert_eq!(
         r("default login anonymous password guest-pw"),
         "default login anonymous password [REDACTED]"
+    );
+    assert_eq!(
+        r(r#"bad entry "machine h login u password s3cr3t" in ~/.netrc"#),
+        r#"bad entry "machine h login u password [REDACTED]" in ~/.netrc"#
     );
     let prose = "machine learning password reset flow failed";
     assert_eq!(r(prose), prose);

@@ -11,11 +11,11 @@ const AUTH_SCHEMES: &[&str] = &[
     "apikey",
 ];
 
-/// The value that starts at `start`, as a byte range: inside its quotes when quoted (also
-/// in escaped JSON, `\"…\"`, and in a list, `["…"]`), else up to white space or a
-/// closing bracket or comma. An authorization scheme word takes the credential after it
-/// along.
-pub(super) fn value_span(text: &str, start: usize) -> (usize, usize) {
+/// The value whose name starts at `name_start` and which starts at `start`, as a byte
+/// range: inside its quotes when quoted (also in escaped JSON, `\"…\"`, and in a list,
+/// `["…"]`), else as far as [`bare_end`] reads it. An authorization scheme word takes the
+/// credential after it along.
+pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize, usize) {
     let mut pos = start;
     if text[pos..].starts_with('[') && text[pos + 1..].starts_with(['"', '\'', '\\']) {
         pos += 1;
@@ -32,28 +32,132 @@ pub(super) fn value_span(text: &str, start: usize) -> (usize, usize) {
         let inner = pos + 1;
         return (inner, quoted_end(text, inner, quote as u8, escaped));
     }
-    let bare_end = |from: usize| {
-        text[from..]
-            .find(|c: char| {
-                c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ';' | '}' | ')' | ']')
-            })
-            .map_or(text.len(), |n| from + n)
-    };
-    let end = bare_end(start);
+    let framing = Framing::before(text, name_start);
+    let end = bare_end(text, &framing, start);
     if AUTH_SCHEMES
         .iter()
         .any(|scheme| text[start..end].eq_ignore_ascii_case(scheme))
     {
         let next = end + (text[end..].len() - text[end..].trim_start_matches([' ', '\t']).len());
         if next > end && next < text.len() {
-            return (start, bare_end(next));
+            return (start, bare_end(text, &framing, next));
         }
     }
     (start, end)
 }
 
+/// What the text before a name on its line says about where an unquoted value after it
+/// may end: brackets opened and not yet closed, a quote still open, and the separator
+/// right before the name (`,` in `a=1,password=…`, `&` or `?` in a query).
+pub(super) struct Framing {
+    /// The closing brackets of brackets still open before the name.
+    closers: Vec<u8>,
+    /// A quote opened before the name and not closed.
+    quote: Option<u8>,
+    /// `,`, `;`, `&` or `?` when that stands right before the name.
+    separator: Option<u8>,
+}
+
+impl Framing {
+    pub(super) fn before(text: &str, name_start: usize) -> Framing {
+        let line_start = text[..name_start].rfind('\n').map_or(0, |i| i + 1);
+        let b = &text.as_bytes()[line_start..name_start];
+        let mut framing = Framing {
+            closers: Vec::new(),
+            quote: None,
+            separator: None,
+        };
+        let mut i = 0;
+        while i < b.len() {
+            match (framing.quote, b[i]) {
+                (Some(_), b'\\') => i += 1,
+                (Some(q), c) if c == q => framing.quote = None,
+                (Some(_), _) => {}
+                // An apostrophe inside a word (`can't`) opens nothing.
+                (None, b'\'') if i > 0 && b[i - 1].is_ascii_alphanumeric() => {}
+                (None, c @ (b'"' | b'\'')) => framing.quote = Some(c),
+                (None, b'(') => framing.closers.push(b')'),
+                (None, b'[') => framing.closers.push(b']'),
+                (None, b'{') => framing.closers.push(b'}'),
+                (None, c @ (b')' | b']' | b'}')) => {
+                    if let Some(at) = framing.closers.iter().rposition(|&x| x == c) {
+                        framing.closers.truncate(at);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        framing.separator = b
+            .iter()
+            .rev()
+            .find(|c| !matches!(c, b' ' | b'\t' | b'"' | b'\'' | b'\\'))
+            .copied()
+            .filter(|c| b",;&?".contains(c));
+        framing
+    }
+}
+
+/// Where an unquoted value that starts at `from` ends, by its framing: at white space; at a
+/// quote the framing opened; at a closing bracket the framing opened, once the value's own
+/// brackets are closed (`Config{password=a(b)c, …}`); at `,`, `;` or `&` when that is the
+/// framing's separator, when white space or the end follows it, or when another name and
+/// `=` or `:` follow it. Anything else belongs to the value: `P@ss!w0rd#2024$%^&*()` goes
+/// whole.
+pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
+    let b = text.as_bytes();
+    let mut own = Vec::new();
+    let mut i = from;
+    while i < b.len() {
+        let c = b[i];
+        let ends = match c {
+            c if c.is_ascii_whitespace() => true,
+            b'"' | b'\'' => framing.quote == Some(c),
+            b'(' | b'[' | b'{' => {
+                own.push(closer(c));
+                false
+            }
+            b')' | b']' | b'}' if own.last() == Some(&c) => {
+                own.pop();
+                false
+            }
+            b')' | b']' | b'}' => framing.closers.contains(&c),
+            b',' | b';' | b'&' => {
+                framing.separator == Some(c)
+                    || c == b'&' && framing.separator == Some(b'?')
+                    || b.get(i + 1).is_none_or(u8::is_ascii_whitespace)
+                    || names_next(&b[i + 1..])
+            }
+            _ => false,
+        };
+        if ends {
+            return i;
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+fn closer(open: u8) -> u8 {
+    match open {
+        b'(' => b')',
+        b'[' => b']',
+        _ => b'}',
+    }
+}
+
+/// Whether `rest` starts with another name and its `=` or `:` (`user=…` after `&`).
+fn names_next(rest: &[u8]) -> bool {
+    let name = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+        .count();
+    name > 0 && rest[0].is_ascii_alphabetic() && matches!(rest.get(name), Some(b'=' | b':'))
+}
+
 /// Where a quoted value that starts at `inner` ends: at its closing `quote` (or the end of
-/// the line), past quotes a backslash escapes (`"p\"ss"`, `'p\'ss'`). In escaped JSON
+/// the line), past quotes a backslash escapes (`"p\"ss"`, `'p\'ss'`) and doubled quotes
+/// (`'it''s'`). In escaped JSON
 /// (`escaped`: the value opened with `\"`), it closes at `\"`, and `\\\"` is a quote the
 /// value holds.
 fn quoted_end(text: &str, inner: usize, quote: u8, escaped: bool) -> usize {
@@ -76,6 +180,8 @@ fn quoted_end(text: &str, inner: usize, quote: u8, escaped: bool) -> usize {
                 }
             },
             b'\\' => i += 2,
+            // A doubled quote is one the value holds (YAML `'it''s'`, SQL, connection strings).
+            c if c == quote && !escaped && b.get(i + 1) == Some(&quote) => i += 2,
             c if c == quote && !escaped => return i,
             _ => {
                 held_backslash = false;
@@ -84,4 +190,99 @@ fn quoted_end(text: &str, inner: usize, quote: u8, escaped: bool) -> usize {
         }
     }
     b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::redact;
+
+    const PASSWORD: &str = "P@ss!w0rd#2024$%^&*()";
+
+    /// Pieces of `secret` (any three characters in a row) that are still in `out`.
+    fn survivors(secret: &str, out: &str) -> Vec<String> {
+        let chars: Vec<char> = secret.chars().collect();
+        chars
+            .windows(3)
+            .map(|w| w.iter().collect::<String>())
+            .filter(|piece| out.contains(piece.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn a_punctuated_password_goes_whole_in_every_framing() {
+        let framings = [
+            ("password=", ""),
+            ("password=", " next"),
+            ("password=\"", "\" next"),
+            ("password='", "'"),
+            ("{\"password\": \"", "\", \"user\": \"bob\"}"),
+            ("{\"password\":\"", "\"}"),
+            ("password: ", ""),
+            ("db:\n  password: ", "\n  user: bob"),
+            ("password: '", "'"),
+            ("Config{user=bob, password=", ", host=db}"),
+            ("f(password=", ")"),
+            ("--password=", " --user bob"),
+            ("Server=db;Password=", ";User Id=sa"),
+            ("Server=db;Password=\"", "\";User Id=sa"),
+            ("${db.password:", "}"),
+        ];
+        for (before, after) in framings {
+            let text = format!("{before}{PASSWORD}{after}");
+            let out = redact(&text);
+            assert_eq!(out, text.replace(PASSWORD, "[REDACTED]"), "{text}");
+            assert!(survivors(PASSWORD, &out).is_empty(), "{text} -> {out}");
+        }
+    }
+
+    #[test]
+    fn an_unquoted_value_ends_at_the_separator_of_its_framing() {
+        let cases = [
+            ("a=1,password=x,y,b=2", "a=1,password=[REDACTED],y,b=2"),
+            ("password=P@ss,w0rd", "password=[REDACTED]"),
+            (
+                "password=hunter2, user=bob",
+                "password=[REDACTED], user=bob",
+            ),
+            ("[password=x,user=bob]", "[password=[REDACTED],user=bob]"),
+            ("password=a&b", "password=[REDACTED]"),
+            (
+                "user=jane&password=x&remember=1",
+                "user=jane&password=[REDACTED]&remember=1",
+            ),
+            ("password=x&user=bob", "password=[REDACTED]&user=bob"),
+            (
+                "(password=Zq8(x)w]Lm,2pe) next",
+                "(password=[REDACTED]) next",
+            ),
+            ("password=Zq8(x)w]Lm,2pe next", "password=[REDACTED] next"),
+            (
+                "echo \"password=abc\" done",
+                "echo \"password=[REDACTED]\" done",
+            ),
+            ("it can't: password=ab'cd", "it can't: password=[REDACTED]"),
+            ("DB_PASSWD: s3cret; next", "DB_PASSWD: [REDACTED]; next"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(redact(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_quoted_value_ends_at_its_closing_quote() {
+        let cases = [
+            ("password: 'it''s a s3cret' ok", "password: '[REDACTED]' ok"),
+            (
+                "password=\"a b, c; d\" next",
+                "password=\"[REDACTED]\" next",
+            ),
+            (
+                "{'password': '', 'user': 'x'}",
+                "{'password': '', 'user': 'x'}",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(redact(text), want, "{text}");
+        }
+    }
 }

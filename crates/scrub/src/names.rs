@@ -28,6 +28,19 @@ const NOT_A_VALUE: &[&str] = &[
     "fingerprint", "hint", "version", "algorithm", "format", "rotation", "count", "ttl",
 ];
 
+/// Words before `token` that make it the cursor of a paged listing, which grants nothing on
+/// its own: `page_token`, `nextPageToken`, AWS `NextToken`, `continuationToken`, a sync or
+/// change-stream resume token. The value still goes if its shape says credential.
+const CURSOR_WORDS: &[&str] = &[
+    "page",
+    "next",
+    "continuation",
+    "pagination",
+    "sync",
+    "resume",
+    "cursor",
+];
+
 /// Secret words that stay secret with `id` after them: a session id, a Vault `secret_id`.
 const SECRET_IDS: &[&str] = &["session", "secret"];
 
@@ -91,6 +104,7 @@ pub fn names_a_secret(name: &str) -> bool {
     if parts
         .last()
         .is_some_and(|last| NOT_A_VALUE.contains(&last.as_str()))
+        || names_a_cursor(&parts)
     {
         return false;
     }
@@ -104,6 +118,25 @@ pub fn names_a_secret(name: &str) -> bool {
             || part.ends_with("apikey")
             || (part == "key" && i > 0 && KEY_QUALIFIERS.contains(&parts[i - 1].as_str()))
     })
+}
+
+/// `page_token`, `nextPageToken`, `pagetoken`: a cursor (see [`CURSOR_WORDS`]).
+fn names_a_cursor(parts: &[String]) -> bool {
+    let Some(last) = parts.last() else {
+        return false;
+    };
+    let Some(head) = last
+        .strip_suffix("tokens")
+        .or_else(|| last.strip_suffix("token"))
+    else {
+        return false;
+    };
+    let before = if head.is_empty() {
+        parts.len().checked_sub(2).map(|i| parts[i].as_str())
+    } else {
+        Some(head)
+    };
+    before.is_some_and(|word| CURSOR_WORDS.contains(&word))
 }
 
 /// Whether a name that is not a secret's still says that a random-looking value is a

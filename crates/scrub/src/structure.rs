@@ -8,7 +8,8 @@
 //! - `curl -u user:pass` and `--user user:pass`, and the password flags of other tools
 //!   (`tool_flags`);
 //! - credential query parameters (`access_token`, `api_key`, `sig`, `client_secret`,
-//!   `X-Amz-Signature`, …);
+//!   `X-Amz-Signature`, `hapikey`, …; `key` and `auth` only with a credential-like value;
+//!   not cursors such as `page_token`) (`query`);
 //! - `name=value`, `name: value`, `"name": "value"` and `--name value` where the name is a
 //!   secret's: its parts (split at `_`, `-`, `.` and camelCase humps) include a word such as
 //!   `password`, `secret`, `token`, `credentials`, `dsn`, `cookie`, `session`, or `key` after
@@ -152,9 +153,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     if let Cow::Owned(new) = connection::redact(&text) {
         text = Cow::Owned(new);
     }
-    replace(&mut text, &query::QUERY_PARAM, |c| {
-        format!("{}{REDACTED}", &c[1])
-    });
+    if let Cow::Owned(new) = query::redact_query(&text) {
+        text = Cow::Owned(new);
+    }
     replace(&mut text, &BARE_DSN, |c| {
         let whole = &c[0];
         let user_info = c.get(1).expect("group 1 always takes part");

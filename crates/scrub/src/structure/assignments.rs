@@ -8,6 +8,7 @@ use super::super::names::{
     NOT_SECRETS, looks_generated, looks_generated_strictly, names_a_credential_context,
     names_a_secret,
 };
+use super::query::is_query_name;
 use super::values::value_span;
 
 /// The next name and its separator from `at` on: `(name start, name end, separator end)`.
@@ -88,6 +89,9 @@ pub(super) fn redact_assignments(text: &str) -> Cow<'_, str> {
     while let Some((name_start, name_end, sep_end)) = next_assignment(text, at) {
         let name = &text[name_start..name_end];
         at = name_end;
+        if is_query_name(text, name_start, name_end) {
+            continue;
+        }
         // `word value` is prose; `--flag value` pairs count, and so does a credential word
         // right before a value that can only be a generated credential (`api key 9f…`).
         let spaced = text[name_end..sep_end].trim_matches([' ', '\t']).is_empty();

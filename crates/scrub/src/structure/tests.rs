@@ -16,6 +16,9 @@ fn names() {
         "clientSecret",
         "session_id",
         "PGPASSWORD",
+        "csrf_token",
+        "refresh_token",
+        "page_secret",
     ] {
         assert!(names_a_secret(yes), "{yes}");
     }
@@ -29,6 +32,11 @@ fn names() {
         "passage",
         "user",
         "primary_key",
+        "page_token",
+        "nextPageToken",
+        "NextToken",
+        "pagetoken",
+        "continuation_tokens",
     ] {
         assert!(!names_a_secret(no), "{no}");
     }

@@ -120,6 +120,35 @@ pub fn names_a_secret(name: &str) -> bool {
     })
 }
 
+/// First words of a function named for a secret that make it one that looks the secret up
+/// or makes one, so its arguments are names, paths or options, not the secret:
+/// `getPassword("db")`, `read_token(path)`, `delete_secret("prod")`, `create_token("ci")`.
+#[rustfmt::skip]
+const LOOKUP_VERBS: &[&str] = &[
+    "get", "fetch", "read", "load", "lookup", "find", "resolve", "retrieve", "has", "is", "delete",
+    "remove", "del", "unset", "list", "describe", "require", "exists", "create", "generate", "new",
+    "issue", "request", "rotate", "open", "print", "log", "show",
+];
+
+/// Whether a function's name says that it is given a secret (`setPassword`, `set_api_key`,
+/// `with_token`, `bearer_auth`, `SecretStr`): a secret's name whose first word is none of
+/// [`LOOKUP_VERBS`].
+pub fn names_a_secret_input(function: &str) -> bool {
+    names_a_secret(function)
+        && split_name(function)
+            .first()
+            .is_none_or(|verb| !LOOKUP_VERBS.contains(&verb.as_str()))
+}
+
+/// Functions that take a user and then a password (`login("admin", "…")`,
+/// `smtp.login(user, "…")`, `authenticate(user, "…")`, LDAP `simple_bind_s(dn, "…")`),
+/// by their name in lower case without `_`.
+#[rustfmt::skip]
+pub const LOGIN_CALLS: &[&str] = &[
+    "login", "logon", "signin", "authenticate", "simplebind", "simplebinds",
+    "bindsimple", "plainlogin",
+];
+
 /// `page_token`, `nextPageToken`, `pagetoken`: a cursor (see [`CURSOR_WORDS`]).
 fn names_a_cursor(parts: &[String]) -> bool {
     let Some(last) = parts.last() else {

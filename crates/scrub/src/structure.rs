@@ -15,7 +15,14 @@
 //!   `password`, `secret`, `token`, `credentials`, `dsn`, `cookie`, `session`, or `key` after
 //!   `api`, `access`, `private`, `secret`, `signing`… Names ending in `file`, `path` or `dir`
 //!   hold a location, not a secret, and names ending in `Error` or `Exception` are error
-//!   classes; both are left alone (`assignments`);
+//!   classes; both are left alone. A typed default goes after its type
+//!   (`password: str = "…"`), and a call or lookup as a value is code, not a secret
+//!   (`token = os.environ.get("API_TOKEN")`) (`assignments`);
+//! - call arguments known by the function's name: `setPassword("…")`, `with_token("…")`,
+//!   the second argument of `login("admin", "…")` (`calls`);
+//! - defaults of lookups by a secret's name and values of (name, value) pairs:
+//!   `os.getenv("DB_PASSWORD", "…")`, `process.env.API_TOKEN || "…"`,
+//!   `${DB_PASSWORD:-…}`, `${db.password:…}` (`defaults`);
 //! - `Password=…;` in connection strings, quoted or not (`connection`).
 //!
 //! A value goes whole, however much punctuation it holds (`P@ss!w0rd#2024$%^&*()`); where
@@ -27,7 +34,9 @@
 //! stays as it is.
 
 mod assignments;
+mod calls;
 mod connection;
+mod defaults;
 mod query;
 #[cfg(test)]
 mod tests;
@@ -172,10 +181,36 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     if let Cow::Owned(new) = query::redact_encoded_assignments(&text) {
         text = Cow::Owned(new);
     }
+    let mut spans = defaults::secrets(&text);
+    spans.extend(calls::secrets(&text));
+    if let Cow::Owned(new) = splice(&text, spans) {
+        text = Cow::Owned(new);
+    }
     if let Cow::Owned(new) = assignments::redact_assignments(&text) {
         text = Cow::Owned(new);
     }
     text
+}
+
+/// `text` with each byte range in `spans` replaced by [`REDACTED`]; a range that overlaps
+/// one before it is dropped.
+fn splice(text: &str, mut spans: Vec<(usize, usize)>) -> Cow<'_, str> {
+    if spans.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    spans.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, end) in spans {
+        if start < copied {
+            continue;
+        }
+        out.push_str(&text[copied..start]);
+        out.push_str(REDACTED);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
 }
 
 fn replace(text: &mut Cow<'_, str>, pattern: &Regex, with: impl Fn(&Captures<'_>) -> String) {

@@ -2,6 +2,9 @@
 //! names: a value goes when its name is a secret's.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::super::marker::REDACTED;
 use super::super::names::{
@@ -87,37 +90,11 @@ pub(super) fn redact_assignments(text: &str) -> Cow<'_, str> {
     let mut copied = 0;
     let mut at = 0;
     while let Some((name_start, name_end, sep_end)) = next_assignment(text, at) {
-        let name = &text[name_start..name_end];
         at = name_end;
-        if is_query_name(text, name_start, name_end) {
+        let Some((value_start, value_end)) = secret_value(text, name_start, name_end, sep_end)
+        else {
             continue;
-        }
-        // `word value` is prose; `--flag value` pairs count, and so does a credential word
-        // right before a value that can only be a generated credential (`api key 9f…`).
-        let spaced = text[name_end..sep_end].trim_matches([' ', '\t']).is_empty();
-        let prose_pair = spaced && !name.starts_with('-');
-        let strong = names_a_secret(name);
-        if !strong && !names_a_credential_context(name) {
-            continue;
-        }
-        let (value_start, value_end) = value_span(text, name_start, sep_end);
-        let value = &text[value_start..value_end];
-        if prose_pair && !looks_generated_strictly(value) || !strong && !looks_generated(value) {
-            continue;
-        }
-        let quoted = value_start > 0 && text[..value_start].ends_with(['"', '\'']);
-        let prose = !quoted
-            && (NOT_SECRETS.iter().any(|w| value.eq_ignore_ascii_case(w))
-                || http_status_at(text, value_start));
-        if value.is_empty()
-            || prose
-            || text[value_start..].starts_with(REDACTED)
-            // `PWD={[REDACTED]}`: a marker in the value's own brackets is done.
-            || value.trim_matches(['{', '}', '(', ')']) == REDACTED
-            || value.starts_with('-')
-        {
-            continue;
-        }
+        };
         out.push_str(&text[copied..value_start]);
         out.push_str(REDACTED);
         copied = value_end;
@@ -128,4 +105,155 @@ pub(super) fn redact_assignments(text: &str) -> Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
+}
+
+/// The range of the secret value of the assignment whose name is `name_start..name_end`
+/// and whose separator ends at `sep_end`, if its name is a secret's and the value is one.
+fn secret_value(
+    text: &str,
+    name_start: usize,
+    name_end: usize,
+    sep_end: usize,
+) -> Option<(usize, usize)> {
+    let name = &text[name_start..name_end];
+    // Query parameters and placeholders (`${DB_PASSWORD:?unset}`) have rules of their own.
+    if is_query_name(text, name_start, name_end) || text[..name_start].ends_with("${") {
+        return None;
+    }
+    let strong = names_a_secret(name);
+    if !strong && !names_a_credential_context(name) {
+        return None;
+    }
+    // `word value` is prose; `--flag value` pairs count, and so does a credential word
+    // right before a value that can only be a generated credential (`api key 9f…`).
+    let separator = &text[name_end..sep_end];
+    let spaced = separator.trim_matches([' ', '\t']).is_empty();
+    let annotated = separator.contains(':') || spaced;
+    let typed = annotated.then(|| typed_default(text, sep_end)).flatten();
+    let (value_start, value_end) = value_span(text, name_start, typed.unwrap_or(sep_end));
+    let value = &text[value_start..value_end];
+    let prose_pair = spaced && !name.starts_with('-') && typed.is_none();
+    if prose_pair && !looks_generated_strictly(value) || !strong && !looks_generated(value) {
+        return None;
+    }
+    let quoted = value_start > 0 && text[..value_start].ends_with(['"', '\'']);
+    let prose = !quoted
+        && (NOT_SECRETS.iter().any(|w| value.eq_ignore_ascii_case(w))
+            || http_status_at(text, value_start)
+            || annotated && is_type(value)
+            || is_code(value));
+    let done = text[value_start..].starts_with(REDACTED)
+        // `PWD={[REDACTED]}`: a marker in the value's own brackets is done.
+        || value.trim_matches(['{', '}', '(', ')']) == REDACTED;
+    (!value.is_empty() && !prose && !done && !value.starts_with('-'))
+        .then_some((value_start, value_end))
+}
+
+/// A type annotation and `=` at `at`, then a string literal: `str = "…"` in
+/// `password: str = "…"`, `Optional[str] = '…'`, `String = "…"` (Kotlin, Swift, Go's
+/// `password string = "…"`), `&str = "…"` (Rust). Where the literal starts.
+fn typed_default(text: &str, at: usize) -> Option<usize> {
+    let m = TYPED_DEFAULT.find(&text[at..])?;
+    let value = at + m.end();
+    let b = text.as_bytes();
+    let literal = matches!(b.get(value), Some(b'"' | b'\''));
+    literal.then_some(value)
+}
+
+static TYPED_DEFAULT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^&?(?:'[a-z]+\s+)?(?:mut\s+)?[A-Za-z_][\w.:]*(?:<[^>\n=]*>|\[[^\]\n=]*\])?",
+        r"(?:\s*\|\s*[A-Za-z_][\w.]*(?:\[[^\]\n=]*\])?)*\??[\ \t]*=[\ \t]*",
+    ))
+    .expect("valid pattern")
+});
+
+/// Names of types that an annotation gives a secret (`password: str`, `token: SecretStr`),
+/// not values.
+const TYPE_NAMES: &[&str] = &[
+    "str",
+    "string",
+    "String",
+    "bytes",
+    "SecretStr",
+    "SecretBytes",
+    "&str",
+    "&'static",
+];
+
+/// Whether an unquoted value after `:` is a type: `str`, `Optional[str]`, `Option<String>`.
+fn is_type(value: &str) -> bool {
+    TYPE_NAMES.contains(&value.trim_end_matches(',').trim_end_matches(')'))
+        || ["Optional[", "Option<", "Secret[", "Union["]
+            .iter()
+            .any(|generic| value.starts_with(generic))
+}
+
+/// Whether an unquoted value is code that looks the secret up, not the secret: a call or a
+/// subscript such as `os.environ.get("API_KEY")`, `getpass()`, `os.environ["TOKEN"]`.
+fn is_code(value: &str) -> bool {
+    CODE.is_match(value)
+}
+
+static CODE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(.*\)|\[.*\])$").expect("valid pattern")
+});
+
+#[cfg(test)]
+mod tests {
+    use super::super::redact;
+
+    #[test]
+    fn typed_defaults_lose_the_default_not_the_type() {
+        let cases = [
+            (
+                r#"def connect(password: str = "Zq8xwLm2pe"):"#,
+                r#"def connect(password: str = "[REDACTED]"):"#,
+            ),
+            (
+                r#"password: str = "Zq8xwLm2pe""#,
+                r#"password: str = "[REDACTED]""#,
+            ),
+            (
+                "    api_key: Optional[str] = 'Zq8xwLm2pe'",
+                "    api_key: Optional[str] = '[REDACTED]'",
+            ),
+            (
+                r#"val password: String = "Zq8xwLm2pe""#,
+                r#"val password: String = "[REDACTED]""#,
+            ),
+            (
+                r#"var password string = "Zq8xwLm2pe""#,
+                r#"var password string = "[REDACTED]""#,
+            ),
+            (
+                r#"let password: &str = "Zq8xwLm2pe";"#,
+                r#"let password: &str = "[REDACTED]";"#,
+            ),
+            (
+                "token: str | None = 'Zq8xwLm2pe'",
+                "token: str | None = '[REDACTED]'",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(redact(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn annotations_and_lookups_are_not_values() {
+        for text in [
+            "def f(password: str, user: str):",
+            "token: SecretStr",
+            "    api_key: Optional[str]",
+            r#"password = os.environ["DB_PASSWORD"]"#,
+            r#"token = os.environ.get("API_KEY")"#,
+            "password: str = os.environ['X']",
+            "secret = getpass()",
+        ] {
+            assert_eq!(redact(text), text);
+        }
+        // Not an annotation: a value with ` = ` in it is still a value.
+        assert_eq!(redact("password: hunter2 = x"), "password: [REDACTED] = x");
+    }
 }

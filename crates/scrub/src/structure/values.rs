@@ -12,27 +12,42 @@ const AUTH_SCHEMES: &[&str] = &[
 ];
 
 /// The value whose name starts at `name_start` and which starts at `start`, as a byte
-/// range: inside its quotes when quoted (also in escaped JSON, `\"…\"`, and in a list,
-/// `["…"]`), else as far as [`bare_end`] reads it. An authorization scheme word takes the
+/// range: inside its quotes when quoted (also in escaped JSON, `\"…\"`, and in a list of
+/// one, `["…"]`), else as far as [`bare_end`] reads it. An authorization scheme word takes the
 /// credential after it along.
 pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize, usize) {
     let mut pos = start;
-    if text[pos..].starts_with('[') && text[pos + 1..].starts_with(['"', '\'', '\\']) {
+    let listed = text[pos..].starts_with('[') && text[pos + 1..].starts_with(['"', '\'', '\\']);
+    if listed {
         pos += 1;
     }
     let escaped = text[pos..].starts_with("\\\"");
     if escaped {
         pos += 1;
     }
+    let framing = Framing::before(text, name_start);
     if let Some(quote) = text[pos..]
         .chars()
         .next()
         .filter(|c| *c == '"' || *c == '\'')
     {
+        // `getpass("Password: ")`: the quote closes the string the name stands in, and
+        // the value is empty. (`"password": "…"` closed its own quote after the name.)
+        let closes_framing =
+            framing.quote == Some(quote as u8) && !text[name_start..start].contains(quote);
+        if closes_framing && !escaped && !listed {
+            return (start, start);
+        }
         let inner = pos + 1;
-        return (inner, quoted_end(text, inner, quote as u8, escaped));
+        let end = quoted_end(text, inner, quote as u8, escaped);
+        // A list of more than one string (`["user", "pw"]`) goes whole, brackets and all.
+        let closes_list = text[end..]
+            .trim_start_matches(['"', '\'', '\\'])
+            .starts_with(']');
+        if !listed || closes_list {
+            return (inner, end);
+        }
     }
-    let framing = Framing::before(text, name_start);
     let end = bare_end(text, &framing, start);
     if AUTH_SCHEMES
         .iter()
@@ -103,14 +118,40 @@ impl Framing {
 /// brackets are closed (`Config{password=a(b)c, …}`); at `,`, `;` or `&` when that is the
 /// framing's separator, when white space or the end follows it, or when another name and
 /// `=` or `:` follow it. Anything else belongs to the value: `P@ss!w0rd#2024$%^&*()` goes
-/// whole.
+/// whole. Inside brackets the value opened (a tuple, list or map: `auth=("user", "pw")`, or
+/// a call), blanks and separators do not end it when the bracket closes on the same line.
 pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
     let b = text.as_bytes();
     let mut own = Vec::new();
+    // Inside the value's own brackets (`auth=("user", "pw")`, `vault.read("a", b="c d")`)
+    // blanks and separators do not end it, if the bracket closes later on the line.
+    let line_end = text[from..].find('\n').map_or(text.len(), |n| from + n);
+    let last = |closer: u8| b[from..line_end].iter().rposition(|&c| c == closer);
+    let last_closers = [last(b')'), last(b']'), last(b'}')].map(|p| p.map(|p| from + p));
+    let closes_later = |closer: u8, i: usize| {
+        let k = match closer {
+            b')' => 0,
+            b']' => 1,
+            _ => 2,
+        };
+        last_closers[k].is_some_and(|p| p > i)
+    };
     let mut i = from;
     while i < b.len() {
         let c = b[i];
+        // A string inside the value's own brackets is part of it, whatever it holds:
+        // `getpass("Password: ")`.
+        if !own.is_empty()
+            && matches!(c, b'"' | b'\'')
+            && let Some((_, _, after)) = literal_at(text, i)
+        {
+            i = after;
+            continue;
+        }
+        let inside = own.last().is_some_and(|&closer| closes_later(closer, i));
         let ends = match c {
+            b'\n' => true,
+            _ if inside && !matches!(c, b')' | b']' | b'}' | b'(' | b'[' | b'{') => false,
             c if c.is_ascii_whitespace() => true,
             b'"' | b'\'' => framing.quote == Some(c),
             b'(' | b'[' | b'{' => {
@@ -155,12 +196,29 @@ fn names_next(rest: &[u8]) -> bool {
     name > 0 && rest[0].is_ascii_alphabetic() && matches!(rest.get(name), Some(b'=' | b':'))
 }
 
+/// A string literal at `at` (`"…"`, `'…'` or `` `…` ``, with an optional Python prefix such
+/// as `r` or `f`): the byte range inside its quotes, and where the literal ends. `None` if
+/// no literal starts at `at` or it does not close on its line.
+pub(super) fn literal_at(text: &str, at: usize) -> Option<(usize, usize, usize)> {
+    let b = text.as_bytes();
+    let prefix = b[at..]
+        .iter()
+        .take(2)
+        .take_while(|c| matches!(c, b'r' | b'b' | b'f' | b'u' | b'R' | b'B' | b'F' | b'U'))
+        .count();
+    let open = at + prefix;
+    let quote = *b.get(open).filter(|c| matches!(c, b'"' | b'\'' | b'`'))?;
+    let inner = open + 1;
+    let close = quoted_end(text, inner, quote, false);
+    (b.get(close) == Some(&quote)).then_some((inner, close, close + 1))
+}
+
 /// Where a quoted value that starts at `inner` ends: at its closing `quote` (or the end of
 /// the line), past quotes a backslash escapes (`"p\"ss"`, `'p\'ss'`) and doubled quotes
 /// (`'it''s'`). In escaped JSON
 /// (`escaped`: the value opened with `\"`), it closes at `\"`, and `\\\"` is a quote the
 /// value holds.
-fn quoted_end(text: &str, inner: usize, quote: u8, escaped: bool) -> usize {
+pub(super) fn quoted_end(text: &str, inner: usize, quote: u8, escaped: bool) -> usize {
     let b = text.as_bytes();
     let mut i = inner;
     // In escaped JSON, whether the last character of the value was a backslash of its own.
@@ -266,6 +324,21 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(redact(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn code_and_prompts_are_not_values() {
+        for text in [
+            r#"    password = getpass.getpass("Password: ")"#,
+            r#"input('Enter token: ')"#,
+            r#"token = vault.read("secret/data/app", field="token value")"#,
+        ] {
+            assert_eq!(redact(text), text);
+        }
+        assert_eq!(
+            redact(r#"{"password": "x y", "prompt": "Password: "}"#),
+            r#"{"password": "[REDACTED]", "prompt": "Password: "}"#
+        );
     }
 
     #[test]

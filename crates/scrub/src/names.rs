@@ -18,14 +18,17 @@ const KEY_QUALIFIERS: &[&str] = &[
     "api", "access", "private", "secret", "signing", "encryption", "master", "account", "client",
     "license", "app", "auth", "service",
 ];
-/// Last parts of names that hold a location or a fact about the secret, not the secret, or
-/// that make the name an error's (`NoCredentialsError: Unable to locate credentials`).
+/// Last parts of names that hold a location, a reference or a fact about the secret, not
+/// the secret (`secretKeyRef`, `auth.user`, `token_timeout`), or that make the name an error's (`NoCredentialsError: Unable to locate credentials`).
 #[rustfmt::skip]
 const NOT_A_VALUE: &[&str] = &[
     "file", "path", "dir", "env", "length", "len", "expiry", "expires", "type", "error", "errors",
     "exception", "err", "warning", "failure", "failed", "invalid", "expired", "missing", "required",
     "mismatch", "id", "ids", "name", "names", "arn", "alias", "label", "endpoint", "url", "uri",
-    "fingerprint", "hint", "version", "algorithm", "format", "rotation", "count", "ttl",
+    "fingerprint", "hint", "version", "algorithm", "format", "rotation", "count", "ttl", "ref",
+    "refs", "reference", "selector", "user", "username", "users", "method", "mode", "provider",
+    "mechanism", "realm", "scheme", "enabled", "disabled", "host", "port", "policy", "strategy",
+    "timeout", "level",
 ];
 
 /// Words before `token` that make it the cursor of a paged listing, which grants nothing on
@@ -140,13 +143,18 @@ pub fn names_a_secret_input(function: &str) -> bool {
             .is_none_or(|verb| !LOOKUP_VERBS.contains(&verb.as_str()))
 }
 
-/// Functions that take a user and then a password (`login("admin", "…")`,
-/// `smtp.login(user, "…")`, `authenticate(user, "…")`, LDAP `simple_bind_s(dn, "…")`),
-/// by their name in lower case without `_`.
+/// Functions whose signature puts a password at a known place, by their name in lower case
+/// without `_`, and the 0-based position of the password among the arguments: a user then
+/// a password (`login("admin", "…")`, `smtp.login(user, "…")`, `authenticate(user, "…")`,
+/// LDAP `simple_bind_s(dn, "…")`), or a URL or host, a user, then a password (JDBC
+/// `DriverManager.getConnection(url, user, "…")`, PHP `new PDO(dsn, user, "…")`,
+/// `mysqli_connect(host, user, "…")`).
 #[rustfmt::skip]
-pub const LOGIN_CALLS: &[&str] = &[
-    "login", "logon", "signin", "authenticate", "simplebind", "simplebinds",
-    "bindsimple", "plainlogin",
+pub const PASSWORD_ARGUMENTS: &[(&str, usize)] = &[
+    ("login", 1), ("logon", 1), ("signin", 1), ("authenticate", 1), ("simplebind", 1),
+    ("simplebinds", 1), ("bindsimple", 1), ("plainlogin", 1), ("getconnection", 2),
+    ("pdo", 2), ("mysqli", 2), ("mysqliconnect", 2), ("mysqlconnect", 2),
+    ("mysqlirealconnect", 3),
 ];
 
 /// `page_token`, `nextPageToken`, `pagetoken`: a cursor (see [`CURSOR_WORDS`]).

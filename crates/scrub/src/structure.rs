@@ -22,7 +22,9 @@
 //!   the second argument of `login("admin", "…")` (`calls`);
 //! - defaults of lookups by a secret's name and values of (name, value) pairs:
 //!   `os.getenv("DB_PASSWORD", "…")`, `process.env.API_TOKEN || "…"`,
-//!   `${DB_PASSWORD:-…}`, `${db.password:…}` (`defaults`);
+//!   `${DB_PASSWORD:-…}`, `${db.password:…}`, Kubernetes `- name: DB_PASSWORD` /
+//!   `value: …` (`defaults`);
+//! - the text of XML elements named for a secret, `<password>…</password>` (`markup`);
 //! - `Password=…;` in connection strings, quoted or not (`connection`).
 //!
 //! A value goes whole, however much punctuation it holds (`P@ss!w0rd#2024$%^&*()`); where
@@ -37,6 +39,7 @@ mod assignments;
 mod calls;
 mod connection;
 mod defaults;
+mod markup;
 mod query;
 #[cfg(test)]
 mod tests;
@@ -183,6 +186,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
     let mut spans = defaults::secrets(&text);
     spans.extend(calls::secrets(&text));
+    spans.extend(markup::secrets(&text));
     if let Cow::Owned(new) = splice(&text, spans) {
         text = Cow::Owned(new);
     }

@@ -48,7 +48,8 @@ fn next_assignment(text: &str, mut at: usize) -> Option<(usize, usize, usize)> {
     None
 }
 
-/// End of the separator starting at `i`: `\?["']?[ \t]*(=>|:|=)[ \t]*`, else `[ \t]+`.
+/// End of the separator starting at `i`: `\?["']?[ \t]*(=>|:=|:|=)[ \t]*`, else `[ \t]+`;
+/// none before `==`.
 fn separator_at(b: &[u8], i: usize) -> Option<usize> {
     let blanks = |mut j: usize| {
         while j < b.len() && matches!(b[j], b' ' | b'\t') {
@@ -64,8 +65,12 @@ fn separator_at(b: &[u8], i: usize) -> Option<usize> {
         j += 1;
     }
     j = blanks(j);
-    if b[j..].starts_with(b"=>") {
+    if b[j..].starts_with(b"=>") || b[j..].starts_with(b":=") {
         return Some(blanks(j + 2));
+    }
+    // `token == ""` and `token === x` compare; they assign nothing.
+    if b[j..].starts_with(b"==") {
+        return None;
     }
     if matches!(b.get(j), Some(b':' | b'=')) {
         return Some(blanks(j + 1));
@@ -190,13 +195,17 @@ fn is_type(value: &str) -> bool {
 }
 
 /// Whether an unquoted value is code that looks the secret up, not the secret: a call or a
-/// subscript such as `os.environ.get("API_KEY")`, `getpass()`, `os.environ["TOKEN"]`.
+/// subscript such as `os.environ.get("API_KEY")`, `getpass()`, `os.environ["TOKEN"]`,
+/// `$_ENV['DB_PASSWORD']`, or a shell reference, `${DB_PASSWORD:-…}` (whose default the
+/// placeholder rule judges). A command substitution (`$(echo …)`) may print the secret
+/// itself, and goes.
 fn is_code(value: &str) -> bool {
     CODE.is_match(value)
 }
 
 static CODE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(.*\)|\[.*\])$").expect("valid pattern")
+    Regex::new(r"^(?:\$\{.*\}|\$?[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)*(?:\(.*\)|\[.*\]))$")
+        .expect("valid pattern")
 });
 
 #[cfg(test)]
@@ -250,9 +259,16 @@ mod tests {
             r#"token = os.environ.get("API_KEY")"#,
             "password: str = os.environ['X']",
             "secret = getpass()",
+            r#"$password = $_ENV['DB_PASSWORD'] ?? null;"#,
+            "export DB_PASSWORD=${DB_PASSWORD} PGPASSWORD=${PGPASSWORD:?unset}",
+            r#"if token == "" || password === undefined {"#,
         ] {
             assert_eq!(redact(text), text);
         }
+        assert_eq!(
+            redact(r#"token := "Zq8xwLm2pe"; key := os.Getenv("API_KEY")"#),
+            r#"token := "[REDACTED]"; key := os.Getenv("API_KEY")"#
+        );
         // Not an annotation: a value with ` = ` in it is still a value.
         assert_eq!(redact("password: hunter2 = x"), "password: [REDACTED] = x");
     }

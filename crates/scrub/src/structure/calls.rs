@@ -3,18 +3,23 @@
 //! - a function named for a secret that it is given (`setPassword("…")`,
 //!   `set_api_key('…')`, `with_token("…")`, `.bearer_auth("…")`, `SecretStr("…")`; by
 //!   [`names_a_secret_input`]) loses every string literal it is passed;
-//! - a function that takes a user and then a password (`login("admin", "…")`,
-//!   `smtp.login(user, "…")`, `authenticate(user, "…")`; [`LOGIN_CALLS`]) loses its second
-//!   argument when that is a string literal.
+//! - a function whose signature puts the password at a known place ([`PASSWORD_ARGUMENTS`]:
+//!   `login("admin", "…")`, `smtp.login(user, "…")`, `authenticate(user, "…")`,
+//!   `DriverManager.getConnection(url, "app", "…")`, `new PDO(dsn, user, "…")`) loses
+//!   that argument when it is a string literal.
+//!
+//! An argument counts as a literal when it starts with one: `"…".toCharArray()`,
+//! `"…".encode()`.
 //!
 //! Lookups are not given the secret: `getPassword("db")`, `read_token(path)` and
 //! `get_secret("prod/db")` keep their arguments. Identifiers (`setPassword(newPassword)`)
 //! and keyword arguments stay for the assignments to judge (`password="…"`). Only the
 //! literal's inside goes; the call, its quotes and its other arguments stay. Limits: only
-//! the part of a call on one line is read; a password passed first to a login function, or
-//! through a function whose name says nothing (`connect("db", "app", "…")`), is not seen.
+//! the part of a call on one line is read; a password passed elsewhere than its function's
+//! usual place, or through a function whose name says nothing (`connect("db", "app", "…")`),
+//! is not seen.
 
-use super::super::names::{LOGIN_CALLS, names_a_secret_input};
+use super::super::names::{PASSWORD_ARGUMENTS, names_a_secret_input};
 use super::defaults::is_value;
 use super::values::literal_at;
 
@@ -36,16 +41,20 @@ pub(super) fn secrets(text: &str) -> Vec<(usize, usize)> {
         if name.is_empty() || b[name_start].is_ascii_digit() {
             continue;
         }
-        let login = LOGIN_CALLS.contains(&name.to_ascii_lowercase().replace('_', "").as_str());
-        if !login && !names_a_secret_input(name) {
+        let folded = name.to_ascii_lowercase().replace('_', "");
+        let place = PASSWORD_ARGUMENTS
+            .iter()
+            .find(|(function, _)| *function == folded)
+            .map(|&(_, place)| place);
+        if place.is_none() && !names_a_secret_input(name) {
             continue;
         }
         let args = arguments(text, open + 1);
-        for (n, &(start, end)) in args.iter().enumerate() {
-            let Some((inner, close, after)) = literal_at(text, start) else {
+        for (n, &(start, _)) in args.iter().enumerate() {
+            let Some((inner, close, _)) = literal_at(text, start) else {
                 continue;
             };
-            if after == end && (!login || n == 1) && is_value(&text[inner..close]) {
+            if place.is_none_or(|p| p == n) && is_value(&text[inner..close]) {
                 spans.push((inner, close));
             }
         }
@@ -128,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn login_functions_lose_their_second_argument() {
+    fn functions_lose_the_argument_their_signature_puts_the_password_in() {
         let cases = [
             (
                 r#"ftp.login("admin", "Zq8xwLm2pe")"#,

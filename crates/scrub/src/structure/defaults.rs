@@ -4,8 +4,12 @@
 //! - a string literal that names a secret, then `,` and a string literal: the default of
 //!   `os.getenv("DB_PASSWORD", "…")`, `os.environ.get('API_KEY', '…')`,
 //!   `ENV.fetch("SECRET_TOKEN", "…")`, `getProperty("db.password", "…")`, and the value of
-//!   `("password", "…")` in a list of pairs; also Ruby's block default
+//!   `("password", "…")` in a list of pairs: the name opens the call or the pair and the
+//!   value closes it (`["API_KEY", "DB_PASSWORD"]` is a list of names); also Ruby's block default
 //!   (`ENV.fetch("SECRET_TOKEN") { "…" }`) and `env::var("API_TOKEN").unwrap_or("…")`;
+//! - a secret's name as the value of `name` or `key`, then `value` and the secret: a
+//!   Kubernetes `env` entry (`- name: DB_PASSWORD` then `value: …`), ECS's
+//!   `{"name": "API_TOKEN", "value": "…"}`, `<property name="password" value="…"/>`;
 //! - a secret's name, then `||`, `??`, `or`, `//` or `?:` and a string literal:
 //!   `process.env.API_TOKEN || "…"`, `os.environ.get("API_KEY") or "…"`,
 //!   `$ENV{DB_PASSWORD} // "…"`;
@@ -26,7 +30,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::names::{NOT_SECRETS, names_a_secret};
-use super::values::literal_at;
+use super::values::{literal_at, value_span};
 
 /// A string literal naming something, then what makes the next literal its value. Group 1
 /// the name.
@@ -52,6 +56,7 @@ pub(super) fn secrets(text: &str) -> Vec<(usize, usize)> {
         pairs(text, &mut spans);
         fallbacks(text, &mut spans);
     }
+    named_values(text, &mut spans);
     if text.contains("${") {
         placeholders(text, &mut spans);
     }
@@ -71,13 +76,46 @@ fn pairs(text: &str, spans: &mut Vec<(usize, usize)>) {
         let (Some(whole), Some(name)) = (caps.get(0), caps.get(1)) else {
             continue;
         };
+        // The name opens the pair or the call, and the value closes it (or has a method
+        // called on it): in `["API_TOKEN", "API_KEY", "DB_PASSWORD"]` and
+        // `{"name": "API_TOKEN", "value": …}` the literals are names.
+        let lead = text[..whole.start()].trim_end_matches([' ', '\t']);
+        if !lead.ends_with(['(', '[', '{']) || !names_a_secret(name.as_str()) {
+            continue;
+        }
+        if let Some((inner, close, after)) = literal_at(text, whole.end())
+            && is_value(&text[inner..close])
+            && text[after..].trim_start().starts_with([')', ']', '}', '.'])
+        {
+            spans.push((inner, close));
+        }
+    }
+}
+
+/// A secret's name given as the value of `name` or `key`, then `value` and the secret: a
+/// Kubernetes `env` entry (`- name: DB_PASSWORD` and `value: …` on the next line), ECS and
+/// GitHub `{"name": "API_TOKEN", "value": "…"}`, Terraform, `<property name="password"
+/// value="…"/>`. Group 1 the secret's name, group 2 the word `value`.
+static NAMED_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"(?i)\b(?:name|key|parameter_?(?:key|name)|variable)["']?[\ \t]*[:=][\ \t]*["']?"#,
+        r#"([A-Za-z_][A-Za-z0-9_.\-]*)["']?[\ \t]*[,;]?\s*"#,
+        r#"["']?(value|parameter_?value)["']?[\ \t]*[:=][\ \t]*"#,
+    ))
+    .expect("valid pattern")
+});
+
+fn named_values(text: &str, spans: &mut Vec<(usize, usize)>) {
+    for caps in NAMED_VALUE.captures_iter(text) {
+        let (Some(whole), Some(name), Some(word)) = (caps.get(0), caps.get(1), caps.get(2)) else {
+            continue;
+        };
         if !names_a_secret(name.as_str()) {
             continue;
         }
-        if let Some((inner, close, _)) = literal_at(text, whole.end())
-            && is_value(&text[inner..close])
-        {
-            spans.push((inner, close));
+        let (start, end) = value_span(text, word.start(), whole.end());
+        if is_value(&text[start..end]) {
+            spans.push((start, end));
         }
     }
 }
@@ -207,6 +245,31 @@ mod tests {
     }
 
     #[test]
+    fn values_named_by_a_name_or_key_lose_their_value() {
+        let cases = [
+            (
+                "- name: DB_PASSWORD\n  value: \"Zq8xwLm2pe\"\n- name: LOG_LEVEL\n  value: info",
+                "- name: DB_PASSWORD\n  value: \"[REDACTED]\"\n- name: LOG_LEVEL\n  value: info",
+            ),
+            (
+                r#"{"name": "API_TOKEN", "value": "Zq8xwLm2pe"}, {"name": "REGION", "value": "eu"}"#,
+                r#"{"name": "API_TOKEN", "value": "[REDACTED]"}, {"name": "REGION", "value": "eu"}"#,
+            ),
+            (
+                r#"<property name="password" value="P@ss!w0rd#2024$%^&*()"/>"#,
+                r#"<property name="password" value="[REDACTED]"/>"#,
+            ),
+            (
+                "ParameterKey=DbPassword,ParameterValue=Zq8xwLm2pe",
+                "ParameterKey=DbPassword,ParameterValue=[REDACTED]",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(redact(text), want, "{text}");
+        }
+    }
+
+    #[test]
     fn fallbacks_lose_their_value() {
         let cases = [
             (
@@ -272,6 +335,10 @@ mod tests {
             r#"const url = process.env.API_URL || "https://api.example.com";"#,
             "${DB_PASSWORD:?must be set} ${API_TOKEN:-$FALLBACK} ${API_TOKEN:+--token}",
             "${HOME:-/root} ${LOG_LEVEL-info}",
+            r#"{"keys": ["API_TOKEN", "value", "other"]}"#,
+            r#"required: ["API_TOKEN", "API_KEY", "DB_PASSWORD"]"#,
+            r#"{"env": {"API_TOKEN", "value": 1}}"#,
+            "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}",
         ] {
             assert_eq!(redact(text), text);
         }

@@ -37,6 +37,10 @@ fn names() {
         "NextToken",
         "pagetoken",
         "continuation_tokens",
+        "secretKeyRef",
+        "auth.user",
+        "token_timeout",
+        "password_policy",
     ] {
         assert!(!names_a_secret(no), "{no}");
     }

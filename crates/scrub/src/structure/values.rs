@@ -16,6 +16,11 @@ const AUTH_SCHEMES: &[&str] = &[
 /// one, `["…"]`), else as far as [`bare_end`] reads it. An authorization scheme word takes the
 /// credential after it along.
 pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize, usize) {
+    // A YAML tag (`password: !!str P@ss`) is not the value.
+    let start = yaml_tag_end(text, start);
+    if let Some(span) = typographic_quotes(text, start) {
+        return span;
+    }
     let mut pos = start;
     let listed = text[pos..].starts_with('[') && text[pos + 1..].starts_with(['"', '\'', '\\']);
     if listed {
@@ -59,6 +64,30 @@ pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize,
         }
     }
     (start, end)
+}
+
+/// Past a YAML core tag and its blank at `at` (`!!str `, `!!binary `).
+fn yaml_tag_end(text: &str, at: usize) -> usize {
+    let Some(rest) = text[at..].strip_prefix("!!") else {
+        return at;
+    };
+    let tag = rest.bytes().take_while(u8::is_ascii_alphanumeric).count();
+    match rest.as_bytes().get(tag) {
+        Some(b' ' | b'\t') if tag > 0 => at + 2 + tag + 1,
+        _ => at,
+    }
+}
+
+/// A value in typographic quotes (`“…”`, `‘…’`, as chat and word processors write them):
+/// inside them, up to the closing one on the line.
+fn typographic_quotes(text: &str, at: usize) -> Option<(usize, usize)> {
+    let (open, close) = [('“', '”'), ('‘', '’'), ('„', '“')]
+        .into_iter()
+        .find(|(open, _)| text[at..].starts_with(*open))?;
+    let inner = at + open.len_utf8();
+    let line = text[inner..].find('\n').map_or(text.len(), |n| inner + n);
+    let end = text[inner..line].find(close)?;
+    Some((inner, inner + end))
 }
 
 /// What the text before a name on its line says about where an unquoted value after it
@@ -344,6 +373,13 @@ mod tests {
     #[test]
     fn a_quoted_value_ends_at_its_closing_quote() {
         let cases = [
+            ("password=“Zq8xw Lm2pe” next", "password=“[REDACTED]” next"),
+            ("password: ‘Zq8xw Lm2pe’", "password: ‘[REDACTED]’"),
+            (
+                "password: !!str P@ss!w0rd x",
+                "password: !!str [REDACTED] x",
+            ),
+            ("password: !!binary", "password: [REDACTED]"),
             ("password: 'it''s a s3cret' ok", "password: '[REDACTED]' ok"),
             (
                 "password=\"a b, c; d\" next",

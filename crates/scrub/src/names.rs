@@ -87,7 +87,9 @@ pub const NOT_SECRETS: &[&str] = &[
     "reset", "updated", "mismatch", "true", "false", "set", "unset", "ok", "rejected", "denied",
     "via", "from", "in", "on", "at", "for", "with", "of", "to", "and", "or", "the", "a", "an",
     "instead", "option", "flag", "argument", "parameter", "field", "will", "may", "can", "has",
-    "have", "are", "be", "only", "this", "that", "when", "if", "please", "see",
+    "have", "are", "be", "only", "this", "that", "when", "if", "please", "see", "failed",
+    "failure", "error", "login", "logout", "refresh", "revoked", "unauthorized", "forbidden",
+    "new", "old", "current", "no",
 ];
 
 /// Whether a name (`DB_PASSWORD`, `apiKey`, `--auth-token`, `x.client_secret`) is that of

@@ -18,6 +18,9 @@ const AUTH_SCHEMES: &[&str] = &[
 pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize, usize) {
     // A YAML tag (`password: !!str P@ss`) is not the value.
     let start = yaml_tag_end(text, start);
+    if let Some(span) = yaml_block(text, name_start, start) {
+        return span;
+    }
     if let Some(span) = typographic_quotes(text, start) {
         return span;
     }
@@ -64,6 +67,41 @@ pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize,
         }
     }
     (start, end)
+}
+
+/// A YAML block scalar (`password: |` or `>-`, then lines indented deeper than the name's):
+/// from the first of those lines to the end of the last, so the secret goes whole however
+/// many lines it takes.
+fn yaml_block(text: &str, name_start: usize, at: usize) -> Option<(usize, usize)> {
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |n| from + n);
+    let header = text[at..line_end(at)].trim_end();
+    let indicator = header.strip_prefix(['|', '>'])?;
+    if !indicator
+        .trim_start_matches(['-', '+'])
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .is_empty()
+    {
+        return None;
+    }
+    let line_start = text[..name_start].rfind('\n').map_or(0, |n| n + 1);
+    let indent = |line: &str| line.len() - line.trim_start_matches([' ', '-']).len();
+    let name_indent = indent(&text[line_start..name_start]);
+    let (mut from, mut first, mut last) = (line_end(at), None, None);
+    while from < text.len() {
+        let start = from + 1;
+        let end = line_end(start);
+        let line = &text[start..end];
+        if !line.trim().is_empty() {
+            if indent(line) <= name_indent {
+                break;
+            }
+            first.get_or_insert(start + indent(line));
+            last = Some(end);
+        }
+        from = end;
+    }
+    // A block with no lines is empty.
+    Some(first.zip(last).unwrap_or((at, at)))
 }
 
 /// Past a YAML core tag and its blank at `at` (`!!str `, `!!binary `).
@@ -371,7 +409,7 @@ mod tests {
     }
 
     #[test]
-    fn a_quoted_value_ends_at_its_closing_quote() {
+    fn quoted_tagged_and_block_values_end_where_their_quoting_says() {
         let cases = [
             ("password=“Zq8xw Lm2pe” next", "password=“[REDACTED]” next"),
             ("password: ‘Zq8xw Lm2pe’", "password: ‘[REDACTED]’"),
@@ -380,6 +418,15 @@ mod tests {
                 "password: !!str [REDACTED] x",
             ),
             ("password: !!binary", "password: [REDACTED]"),
+            (
+                "db:\n  password: |\n    P@ss!w0rd\n    #2024 x\n  user: app",
+                "db:\n  password: |\n    [REDACTED]\n  user: app",
+            ),
+            (
+                "password: >-\n  a b\n\n  c\nnext: 1",
+                "password: >-\n  [REDACTED]\nnext: 1",
+            ),
+            ("password: |\nuser: app", "password: |\nuser: app"),
             ("password: 'it''s a s3cret' ok", "password: '[REDACTED]' ok"),
             (
                 "password=\"a b, c; d\" next",

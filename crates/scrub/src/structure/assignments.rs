@@ -12,7 +12,7 @@ use super::super::names::{
     names_a_secret,
 };
 use super::query::is_query_name;
-use super::values::value_span;
+use super::values::{ahead, value_span};
 
 /// The next name and its separator from `at` on: `(name start, name end, separator end)`.
 ///
@@ -135,7 +135,20 @@ fn secret_value(
     let spaced = separator.trim_matches([' ', '\t']).is_empty();
     let annotated = separator.contains(':') || spaced;
     let typed = annotated.then(|| typed_default(text, sep_end)).flatten();
-    let (value_start, value_end) = value_span(text, name_start, typed.unwrap_or(sep_end));
+    let from = typed.unwrap_or(sep_end);
+    // A flag (`--password --user x`) is no value; known before the value is read, so a
+    // long line of `password:-password:-…` costs one pass.
+    if text[from..].starts_with('-') {
+        return None;
+    }
+    // A value only its shape can make secret is at most 512 bytes long (`looks_generated`):
+    // no need to read further.
+    let scope = if strong {
+        text
+    } else {
+        &text[..ahead(text, from, 520)]
+    };
+    let (value_start, value_end) = value_span(scope, name_start, from);
     let value = &text[value_start..value_end];
     let prose_pair = spaced && !name.starts_with('-') && typed.is_none();
     if prose_pair && !looks_generated_strictly(value) || !strong && !looks_generated(value) {
@@ -150,15 +163,14 @@ fn secret_value(
     let done = text[value_start..].starts_with(REDACTED)
         // `PWD={[REDACTED]}`: a marker in the value's own brackets is done.
         || value.trim_matches(['{', '}', '(', ')']) == REDACTED;
-    (!value.is_empty() && !prose && !done && !value.starts_with('-'))
-        .then_some((value_start, value_end))
+    (!value.is_empty() && !prose && !done).then_some((value_start, value_end))
 }
 
 /// A type annotation and `=` at `at`, then a string literal: `str = "…"` in
 /// `password: str = "…"`, `Optional[str] = '…'`, `String = "…"` (Kotlin, Swift, Go's
 /// `password string = "…"`), `&str = "…"` (Rust). Where the literal starts.
 fn typed_default(text: &str, at: usize) -> Option<usize> {
-    let m = TYPED_DEFAULT.find(&text[at..])?;
+    let m = TYPED_DEFAULT.find(&text[at..ahead(text, at, 256)])?;
     let value = at + m.end();
     let b = text.as_bytes();
     let literal = matches!(b.get(value), Some(b'"' | b'\''));
@@ -262,6 +274,9 @@ mod tests {
             r#"$password = $_ENV['DB_PASSWORD'] ?? null;"#,
             "export DB_PASSWORD=${DB_PASSWORD} PGPASSWORD=${PGPASSWORD:?unset}",
             r#"if token == "" || password === undefined {"#,
+            "mysql --password -h db",
+            "login --token --verbose",
+            "password: -",
         ] {
             assert_eq!(redact(text), text);
         }

@@ -21,7 +21,7 @@
 
 use super::super::names::{PASSWORD_ARGUMENTS, names_a_secret_input};
 use super::defaults::is_value;
-use super::values::literal_at;
+use super::values::{REACH, ahead, back, literal_at};
 
 /// Byte ranges of the secrets passed to calls in `text`.
 pub(super) fn secrets(text: &str) -> Vec<(usize, usize)> {
@@ -34,9 +34,14 @@ pub(super) fn secrets(text: &str) -> Vec<(usize, usize)> {
     while let Some(open) = text[i..].find('(').map(|n| i + n) {
         i = open + 1;
         let name_end = text[..open].trim_end_matches([' ', '\t']).len();
-        let name_start = text[..name_end]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |n| n + 1);
+        // Bytes, not characters: what stands before the name may be any character.
+        let floor = back(text, name_end, 64);
+        let name_len = b[floor..name_end]
+            .iter()
+            .rev()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
+            .count();
+        let name_start = name_end - name_len;
         let name = &text[name_start..name_end];
         if name.is_empty() || b[name_start].is_ascii_digit() {
             continue;
@@ -63,9 +68,10 @@ pub(super) fn secrets(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// The arguments of a call whose `(` ends at `from`, as trimmed byte ranges, up to its `)`
-/// or the end of the line: split at the commas outside brackets and string literals.
+/// or the end of the line (or [`REACH`] bytes on): split at the commas outside brackets and
+/// string literals.
 fn arguments(text: &str, from: usize) -> Vec<(usize, usize)> {
-    let b = text.as_bytes();
+    let b = &text.as_bytes()[..ahead(text, from, REACH)];
     let mut args = Vec::new();
     let mut depth = 0usize;
     let mut start = from;
@@ -179,6 +185,7 @@ mod tests {
             r#"set_timeout(30); set_name("etl")"#,
             r#"ValidationError: setPassword("is too short")"#,
             r#"connect("db", "app")"#,
+            r#"«set_token(» é("x") ☃getPassword("db")"#,
         ] {
             assert_eq!(redact(text), text);
         }

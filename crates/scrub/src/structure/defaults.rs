@@ -30,7 +30,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::names::{NOT_SECRETS, names_a_secret};
-use super::values::{literal_at, value_span};
+use super::values::{REACH, literal_at, value_span};
 
 /// A string literal naming something, then what makes the next literal its value. Group 1
 /// the name.
@@ -184,10 +184,11 @@ fn placeholders(text: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// The `}` that closes a placeholder whose default starts at `from`, past nested braces.
+/// The `}` that closes a placeholder whose default starts at `from`, past nested braces,
+/// within [`REACH`] bytes.
 fn placeholder_end(b: &[u8], from: usize) -> Option<usize> {
     let mut depth = 0usize;
-    for (i, &c) in b.iter().enumerate().skip(from) {
+    for (i, &c) in b.iter().enumerate().skip(from).take(REACH) {
         match c {
             b'{' => depth += 1,
             b'}' if depth == 0 => return Some(i),

@@ -22,6 +22,7 @@ use regex::Regex;
 
 use super::super::marker::REDACTED;
 use super::super::names::{looks_generated, names_a_credential_context, names_a_secret};
+use super::values::{REACH, back};
 
 /// Names that make a query parameter's value a credential though [`names_a_secret`] does
 /// not say so: Azure's SAS `sig` and the OAuth authorization `code`. The vendors' other
@@ -51,15 +52,19 @@ pub(super) fn is_query_name(text: &str, name_start: usize, eq: usize) -> bool {
 /// it starts the fragment. A form body (`a=1&b=2`, no `?` before it) has no fragment, and a
 /// `#` there is the value's own.
 fn query_value_end(text: &str, start: usize) -> usize {
-    let run_start = text[..start]
-        .rfind(char::is_whitespace)
-        .map_or(0, |i| i + 1);
-    let in_url = text[run_start..start].contains('?');
-    text[start..]
-        .find(|c: char| {
-            c.is_whitespace()
-                || matches!(c, '&' | ';' | '"' | '\'' | '<' | '>')
-                || c == '#' && in_url
+    let floor = back(text, start, REACH);
+    let b = text.as_bytes();
+    let run_start = b[floor..start]
+        .iter()
+        .rposition(u8::is_ascii_whitespace)
+        .map_or(floor, |i| floor + i + 1);
+    let in_url = b[run_start..start].contains(&b'?');
+    b[start..]
+        .iter()
+        .position(|&c| {
+            c.is_ascii_whitespace()
+                || matches!(c, b'&' | b';' | b'"' | b'\'' | b'<' | b'>')
+                || c == b'#' && in_url
         })
         .map_or(text.len(), |n| start + n)
 }
@@ -68,8 +73,10 @@ fn query_value_end(text: &str, start: usize) -> usize {
 fn param_is_secret(name: &str, value: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     if WEAK_PARAMS.contains(&lower.as_str()) {
+        // Longer than any ordinary word or key: a credential, and no need to read it all.
         let b = value.as_bytes();
-        return looks_generated(value)
+        return b.len() > 512
+            || looks_generated(value)
             || b.len() >= 8
                 && b.iter().any(u8::is_ascii_digit)
                 && b.iter().any(u8::is_ascii_alphabetic);
@@ -86,12 +93,20 @@ pub(super) fn redact_query(text: &str) -> Cow<'_, str> {
     }
     let mut out = String::new();
     let mut copied = 0;
+    // Where the last value read ended: a parameter that starts inside it ends there too
+    // (`?a=x?b=y`), so a long line of them is read once.
+    let mut last_end = 0;
     for caps in QUERY_PARAM.captures_iter(text) {
         let (Some(name), Some(whole)) = (caps.get(2), caps.get(0)) else {
             continue;
         };
         let start = whole.end();
-        let end = query_value_end(text, start);
+        let end = if start < last_end {
+            last_end
+        } else {
+            query_value_end(text, start)
+        };
+        last_end = end;
         let value = &text[start..end];
         if start < copied
             || value.is_empty()

@@ -1,5 +1,27 @@
 //! Where a value ends: inside its quotes when quoted, else where its framing says.
 
+/// How far before a name, and after the start of a value, its framing is read: enough for
+/// any line a person writes, and a bound on the work a long line of many names costs.
+pub(super) const REACH: usize = 512;
+
+/// The char boundary at most `reach` bytes before `i`.
+pub(super) fn back(text: &str, i: usize, reach: usize) -> usize {
+    let mut j = i.saturating_sub(reach);
+    while !text.is_char_boundary(j) {
+        j += 1;
+    }
+    j
+}
+
+/// The char boundary at most `reach` bytes after `i`.
+pub(super) fn ahead(text: &str, i: usize, reach: usize) -> usize {
+    let mut j = (i + reach).min(text.len());
+    while !text.is_char_boundary(j) {
+        j -= 1;
+    }
+    j
+}
+
 /// Words that introduce the credential in an `Authorization` value.
 const AUTH_SCHEMES: &[&str] = &[
     "bearer",
@@ -73,6 +95,9 @@ pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize,
 /// from the first of those lines to the end of the last, so the secret goes whole however
 /// many lines it takes.
 fn yaml_block(text: &str, name_start: usize, at: usize) -> Option<(usize, usize)> {
+    if !text[at..].starts_with(['|', '>']) {
+        return None;
+    }
     let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |n| from + n);
     let header = text[at..line_end(at)].trim_end();
     let indicator = header.strip_prefix(['|', '>'])?;
@@ -83,7 +108,10 @@ fn yaml_block(text: &str, name_start: usize, at: usize) -> Option<(usize, usize)
     {
         return None;
     }
-    let line_start = text[..name_start].rfind('\n').map_or(0, |n| n + 1);
+    let floor = back(text, name_start, REACH);
+    let line_start = text[floor..name_start]
+        .rfind('\n')
+        .map_or(floor, |n| floor + n + 1);
     let indent = |line: &str| line.len() - line.trim_start_matches([' ', '-']).len();
     let name_indent = indent(&text[line_start..name_start]);
     let (mut from, mut first, mut last) = (line_end(at), None, None);
@@ -123,7 +151,8 @@ fn typographic_quotes(text: &str, at: usize) -> Option<(usize, usize)> {
         .into_iter()
         .find(|(open, _)| text[at..].starts_with(*open))?;
     let inner = at + open.len_utf8();
-    let line = text[inner..].find('\n').map_or(text.len(), |n| inner + n);
+    let reach = ahead(text, inner, REACH);
+    let line = text[inner..reach].find('\n').map_or(reach, |n| inner + n);
     let end = text[inner..line].find(close)?;
     Some((inner, inner + end))
 }
@@ -142,7 +171,10 @@ pub(super) struct Framing {
 
 impl Framing {
     pub(super) fn before(text: &str, name_start: usize) -> Framing {
-        let line_start = text[..name_start].rfind('\n').map_or(0, |i| i + 1);
+        let floor = back(text, name_start, REACH);
+        let line_start = text[floor..name_start]
+            .rfind('\n')
+            .map_or(floor, |i| floor + i + 1);
         let b = &text.as_bytes()[line_start..name_start];
         let mut framing = Framing {
             closers: Vec::new(),
@@ -192,7 +224,8 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
     let mut own = Vec::new();
     // Inside the value's own brackets (`auth=("user", "pw")`, `vault.read("a", b="c d")`)
     // blanks and separators do not end it, if the bracket closes later on the line.
-    let line_end = text[from..].find('\n').map_or(text.len(), |n| from + n);
+    let reach = ahead(text, from, REACH);
+    let line_end = text[from..reach].find('\n').map_or(reach, |n| from + n);
     let last = |closer: u8| b[from..line_end].iter().rposition(|&c| c == closer);
     let last_closers = [last(b')'), last(b']'), last(b'}')].map(|p| p.map(|p| from + p));
     let closes_later = |closer: u8, i: usize| {
@@ -265,7 +298,7 @@ fn names_next(rest: &[u8]) -> bool {
 
 /// A string literal at `at` (`"…"`, `'…'` or `` `…` ``, with an optional Python prefix such
 /// as `r` or `f`): the byte range inside its quotes, and where the literal ends. `None` if
-/// no literal starts at `at` or it does not close on its line.
+/// no literal starts at `at` or it does not close on its line within 4 KiB.
 pub(super) fn literal_at(text: &str, at: usize) -> Option<(usize, usize, usize)> {
     let b = text.as_bytes();
     let prefix = b[at..]
@@ -276,7 +309,9 @@ pub(super) fn literal_at(text: &str, at: usize) -> Option<(usize, usize, usize)>
     let open = at + prefix;
     let quote = *b.get(open).filter(|c| matches!(c, b'"' | b'\'' | b'`'))?;
     let inner = open + 1;
-    let close = quoted_end(text, inner, quote, false);
+    // A literal in code is short; a bound keeps a line of unclosed quotes linear.
+    let scope = &text[..ahead(text, inner, 8 * REACH)];
+    let close = quoted_end(scope, inner, quote, false);
     (b.get(close) == Some(&quote)).then_some((inner, close, close + 1))
 }
 
@@ -391,6 +426,15 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(redact(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn framing_is_read_near_the_name() {
+        // A bracket opened more than `REACH` bytes before the name is not seen.
+        let far = format!("({} password=x9) x", "y".repeat(super::REACH));
+        assert!(redact(&far).ends_with(" password=[REDACTED] x"), "{far}");
+        let near = format!("{}(password=x9) x", "y".repeat(super::REACH));
+        assert!(redact(&near).ends_with("(password=[REDACTED]) x"), "{near}");
     }
 
     #[test]

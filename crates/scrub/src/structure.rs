@@ -13,13 +13,15 @@
 //! - `name=value`, `name: value`, `"name": "value"` and `--name value` where the name is a
 //!   secret's: its parts (split at `_`, `-`, `.` and camelCase humps) include a word such as
 //!   `password`, `secret`, `token`, `credentials`, `dsn`, `cookie`, `session`, or `key` after
-//!   `api`, `access`, `private`, `secret`, `signing`… Names ending in `file`, `path` or `dir`
-//!   hold a location, not a secret, and names ending in `Error` or `Exception` are error
-//!   classes; both are left alone. A typed default goes after its type
+//!   `api`, `access`, `private`, `secret`, `signing`… (`names` decides). Names ending in
+//!   `file`, `path`, `dir`, `ref`, `user`, `timeout`… hold a location, a reference or a fact
+//!   about the secret, and names ending in `Error` or `Exception` are error classes; both
+//!   are left alone. A typed default goes after its type
 //!   (`password: str = "…"`), and a call or lookup as a value is code, not a secret
 //!   (`token = os.environ.get("API_TOKEN")`) (`assignments`);
 //! - call arguments known by the function's name: `setPassword("…")`, `with_token("…")`,
-//!   the second argument of `login("admin", "…")` (`calls`);
+//!   the password's place in `login("admin", "…")` or `getConnection(url, user, "…")`
+//!   (`calls`);
 //! - defaults of lookups by a secret's name and values of (name, value) pairs:
 //!   `os.getenv("DB_PASSWORD", "…")`, `process.env.API_TOKEN || "…"`,
 //!   `${DB_PASSWORD:-…}`, `${db.password:…}`, Kubernetes `- name: DB_PASSWORD` /

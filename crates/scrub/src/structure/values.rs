@@ -1,4 +1,23 @@
-//! Where a value ends: inside its quotes when quoted, else where its framing says.
+//! Where a value ends, decided from how it is framed, so that a value goes whole however
+//! much punctuation it holds (`P@ss!w0rd#2024$%^&*()`) and nothing after it goes along:
+//!
+//! - quoted (`"…"`, `'…'`, escaped JSON `\"…\"`, typographic `“…”`): at the closing quote,
+//!   past quotes a backslash escapes and doubled quotes (`'it''s'`); `["…"]` is the string
+//!   inside, a longer list goes whole;
+//! - a YAML block scalar (`|`, `>-`): every line indented deeper than the name's; a YAML
+//!   tag (`!!str`) is not part of the value;
+//! - unquoted: at white space; at a quote or a closing bracket that the text before the name
+//!   opened (`"password=…"`, `Config{password=…, host=db}`, `${db.password:…}`); at `,`,
+//!   `;` or `&` when that separator also stands before the name (`a=1,password=…,b=2`, a
+//!   query), or when white space or another `name=` follows it. Brackets the value opens
+//!   are its own (`a(b)c`), and inside them blanks and commas do not end it when they close
+//!   on the line (`auth=("user", "pw")`, `getpass("Password: ")`).
+//!
+//! A quote that closes the string the name stands in (`input("Password: ")`) leaves an
+//! empty value. Limits: the framing is read within [`REACH`] bytes before the name, and a
+//! value's own brackets are looked for within as many after it; an unquoted value with a
+//! blank in it (`password=two words`) goes up to the blank, and one with `, ` in it up to
+//! the comma; an apostrophe inside a word (`can't`) opens no quote, one after a blank does.
 
 /// How far before a name, and after the start of a value, its framing is read: enough for
 /// any line a person writes, and a bound on the work a long line of many names costs.

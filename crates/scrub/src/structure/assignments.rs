@@ -162,8 +162,36 @@ fn secret_value(
             || is_code(value));
     let done = text[value_start..].starts_with(REDACTED)
         // `PWD={[REDACTED]}`: a marker in the value's own brackets is done.
-        || value.trim_matches(['{', '}', '(', ')']) == REDACTED;
+        || value.trim_matches(['{', '}', '(', ')']) == REDACTED
+        || is_stand_in(value)
+        || counts_tokens(name, value);
     (!value.is_empty() && !prose && !done).then_some((value_start, value_end))
+}
+
+/// A value that stands in for the secret, not the secret: a mask (`********`, `***`,
+/// `<redacted>`, `(hidden)`) or a template's placeholder (`{{ api_key }}`, `%(password)s`,
+/// `%s`, `{password}`, `<your-token>`).
+fn is_stand_in(value: &str) -> bool {
+    STAND_IN.is_match(value)
+}
+
+static STAND_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:[*•x]{3,}|[*•]+|\{\{[^{}]*\}\}|\{%[^{}]*%\}|%\(\w+\)[sdr]|%[sdr]|\{\w*\}",
+        r"|<[\w\-. ]{1,40}>|\[(?i:redacted|hidden|masked|filtered|secret)\]",
+        r"|\((?i:redacted|hidden|masked|filtered)\))$",
+    ))
+    .expect("valid pattern")
+});
+
+/// `max_tokens=4096`, `"prompt_tokens": 12`, `tokens: 1234`: a count of a language model's
+/// tokens, not a token: the name ends in `tokens` and the value is a number.
+fn counts_tokens(name: &str, value: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    (lower.ends_with("tokens") || lower.ends_with("tokencount"))
+        && !value.is_empty()
+        && value.len() <= 12
+        && value.bytes().all(|c| c.is_ascii_digit())
 }
 
 /// A type annotation and `=` at `at`, then a string literal: `str = "…"` in
@@ -277,6 +305,11 @@ mod tests {
             "mysql --password -h db",
             "login --token --verbose",
             "password: -",
+            r#"{"token_count":512,"prompt_tokens":12,"completion_tokens":30,"max_tokens": 4096}"#,
+            "tokens: 1234 of 8192 used; inputTokens=25",
+            "password: ******** (hidden) password=*** password=<redacted> secret: [REDACTED]",
+            r#"api_key: "{{ api_key }}" password: "%(password)s" token=%s secret={secret}"#,
+            "password: <your-password-here>",
         ] {
             assert_eq!(redact(text), text);
         }
@@ -284,6 +317,10 @@ mod tests {
             redact(r#"token := "Zq8xwLm2pe"; key := os.Getenv("API_KEY")"#),
             r#"token := "[REDACTED]"; key := os.Getenv("API_KEY")"#
         );
+        // A number after a secret's name that does not count tokens is still a value.
+        assert_eq!(redact("pin_token=123456"), "pin_token=[REDACTED]");
+        assert_eq!(redact("auth_tokens=k9-x2"), "auth_tokens=[REDACTED]");
+        assert_eq!(redact("password=1234"), "password=[REDACTED]");
         // Not an annotation: a value with ` = ` in it is still a value.
         assert_eq!(redact("password: hunter2 = x"), "password: [REDACTED] = x");
     }

@@ -306,13 +306,24 @@ fn closer(open: u8) -> u8 {
     }
 }
 
-/// Whether `rest` starts with another name and its `=` or `:` (`user=…` after `&`).
+/// Whether `rest` starts with another name and its `=` or `:` (`user=…` after `&`), the
+/// name perhaps quoted as JSON quotes it (`,"user":…`, `,\"user\":…`).
 fn names_next(rest: &[u8]) -> bool {
-    let name = rest
+    let quotes = |from: usize| {
+        rest[from..]
+            .iter()
+            .take_while(|c| matches!(c, b'"' | b'\'' | b'\\'))
+            .count()
+    };
+    let start = quotes(0);
+    let name = rest[start..]
         .iter()
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
         .count();
-    name > 0 && rest[0].is_ascii_alphabetic() && matches!(rest.get(name), Some(b'=' | b':'))
+    let end = start + name;
+    name > 0
+        && rest[start].is_ascii_alphabetic()
+        && matches!(rest.get(end + quotes(end)), Some(b'=' | b':'))
 }
 
 /// A string literal at `at` (`"…"`, `'…'` or `` `…` ``, with an optional Python prefix such
@@ -441,6 +452,10 @@ mod tests {
             ),
             ("it can't: password=ab'cd", "it can't: password=[REDACTED]"),
             ("DB_PASSWD: s3cret; next", "DB_PASSWD: [REDACTED]; next"),
+            (
+                r#"{"session":x9y8,"user":"bob","secret":42,\"api_key\":k1,\"n\":1}"#,
+                r#"{"session":[REDACTED],"user":"bob","secret":[REDACTED],\"api_key\":[REDACTED],\"n\":1}"#,
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(redact(text), want, "{text}");

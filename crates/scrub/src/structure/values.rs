@@ -227,6 +227,11 @@ impl Framing {
             .find(|c| !matches!(c, b' ' | b'\t' | b'"' | b'\'' | b'\\'))
             .copied()
             .filter(|c| b",;&?".contains(c));
+        // Read from the middle of a long line, the quotes' parity is unknown: no quote is
+        // taken as open, so a value is never judged empty for a quote that may be none.
+        if line_start > 0 && text.as_bytes()[line_start - 1] != b'\n' {
+            framing.quote = None;
+        }
         framing
     }
 }

@@ -19,8 +19,8 @@
 //! blank in it (`password=two words`) goes up to the blank, and one with `, ` in it up to
 //! the comma; an apostrophe inside a word (`can't`) opens no quote, one after a blank does.
 //!
-//! The file is longer than most: the rules are about 300 lines, and the framings are many,
-//! so the tests beside them are long too.
+//! The file is longer than most: the rules take its first 390 lines, and the framings are
+//! many, so the tests beside them are long too.
 
 /// How far before a name, and after the start of a value, its framing is read: enough for
 /// any line a person writes, and a bound on the work a long line of many names costs.

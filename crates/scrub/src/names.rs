@@ -18,14 +18,30 @@ const KEY_QUALIFIERS: &[&str] = &[
     "api", "access", "private", "secret", "signing", "encryption", "master", "account", "client",
     "license", "app", "auth", "service",
 ];
-/// Last parts of names that hold a location or a fact about the secret, not the secret, or
-/// that make the name an error's (`NoCredentialsError: Unable to locate credentials`).
+/// Last parts of names that hold a location, a reference or a fact about the secret, not
+/// the secret (`secretKeyRef`, `auth.user`, `token_timeout`), or that make the name an error's (`NoCredentialsError: Unable to locate credentials`).
 #[rustfmt::skip]
 const NOT_A_VALUE: &[&str] = &[
     "file", "path", "dir", "env", "length", "len", "expiry", "expires", "type", "error", "errors",
     "exception", "err", "warning", "failure", "failed", "invalid", "expired", "missing", "required",
     "mismatch", "id", "ids", "name", "names", "arn", "alias", "label", "endpoint", "url", "uri",
-    "fingerprint", "hint", "version", "algorithm", "format", "rotation", "count", "ttl",
+    "fingerprint", "hint", "version", "algorithm", "format", "rotation", "count", "ttl", "ref",
+    "refs", "reference", "selector", "user", "username", "users", "method", "mode", "provider",
+    "mechanism", "realm", "scheme", "enabled", "disabled", "host", "port", "policy", "strategy",
+    "timeout", "level",
+];
+
+/// Words before `token` that make it the cursor of a paged listing, which grants nothing on
+/// its own: `page_token`, `nextPageToken`, AWS `NextToken`, `continuationToken`, a sync or
+/// change-stream resume token. The value still goes if its shape says credential.
+const CURSOR_WORDS: &[&str] = &[
+    "page",
+    "next",
+    "continuation",
+    "pagination",
+    "sync",
+    "resume",
+    "cursor",
 ];
 
 /// Secret words that stay secret with `id` after them: a session id, a Vault `secret_id`.
@@ -71,7 +87,9 @@ pub const NOT_SECRETS: &[&str] = &[
     "reset", "updated", "mismatch", "true", "false", "set", "unset", "ok", "rejected", "denied",
     "via", "from", "in", "on", "at", "for", "with", "of", "to", "and", "or", "the", "a", "an",
     "instead", "option", "flag", "argument", "parameter", "field", "will", "may", "can", "has",
-    "have", "are", "be", "only", "this", "that", "when", "if", "please", "see",
+    "have", "are", "be", "only", "this", "that", "when", "if", "please", "see", "failed",
+    "failure", "error", "login", "logout", "refresh", "revoked", "unauthorized", "forbidden",
+    "new", "old", "current", "no",
 ];
 
 /// Whether a name (`DB_PASSWORD`, `apiKey`, `--auth-token`, `x.client_secret`) is that of
@@ -91,6 +109,7 @@ pub fn names_a_secret(name: &str) -> bool {
     if parts
         .last()
         .is_some_and(|last| NOT_A_VALUE.contains(&last.as_str()))
+        || names_a_cursor(&parts)
     {
         return false;
     }
@@ -104,6 +123,59 @@ pub fn names_a_secret(name: &str) -> bool {
             || part.ends_with("apikey")
             || (part == "key" && i > 0 && KEY_QUALIFIERS.contains(&parts[i - 1].as_str()))
     })
+}
+
+/// First words of a function named for a secret that make it one that looks the secret up
+/// or makes one, so its arguments are names, paths or options, not the secret:
+/// `getPassword("db")`, `read_token(path)`, `delete_secret("prod")`, `create_token("ci")`.
+#[rustfmt::skip]
+const LOOKUP_VERBS: &[&str] = &[
+    "get", "fetch", "read", "load", "lookup", "find", "resolve", "retrieve", "has", "is", "delete",
+    "remove", "del", "unset", "list", "describe", "require", "exists", "create", "generate", "new",
+    "issue", "request", "rotate", "open", "print", "log", "show",
+];
+
+/// Whether a function's name says that it is given a secret (`setPassword`, `set_api_key`,
+/// `with_token`, `bearer_auth`, `SecretStr`): a secret's name whose first word is none of
+/// [`LOOKUP_VERBS`].
+pub fn names_a_secret_input(function: &str) -> bool {
+    names_a_secret(function)
+        && split_name(function)
+            .first()
+            .is_none_or(|verb| !LOOKUP_VERBS.contains(&verb.as_str()))
+}
+
+/// Functions whose signature puts a password at a known place, by their name in lower case
+/// without `_`, and the 0-based position of the password among the arguments: a user then
+/// a password (`login("admin", "…")`, `smtp.login(user, "…")`, `authenticate(user, "…")`,
+/// LDAP `simple_bind_s(dn, "…")`), or a URL or host, a user, then a password (JDBC
+/// `DriverManager.getConnection(url, user, "…")`, PHP `new PDO(dsn, user, "…")`,
+/// `mysqli_connect(host, user, "…")`).
+#[rustfmt::skip]
+pub const PASSWORD_ARGUMENTS: &[(&str, usize)] = &[
+    ("login", 1), ("logon", 1), ("signin", 1), ("authenticate", 1), ("simplebind", 1),
+    ("simplebinds", 1), ("bindsimple", 1), ("plainlogin", 1), ("getconnection", 2),
+    ("pdo", 2), ("mysqli", 2), ("mysqliconnect", 2), ("mysqlconnect", 2),
+    ("mysqlirealconnect", 3),
+];
+
+/// `page_token`, `nextPageToken`, `pagetoken`: a cursor (see [`CURSOR_WORDS`]).
+fn names_a_cursor(parts: &[String]) -> bool {
+    let Some(last) = parts.last() else {
+        return false;
+    };
+    let Some(head) = last
+        .strip_suffix("tokens")
+        .or_else(|| last.strip_suffix("token"))
+    else {
+        return false;
+    };
+    let before = if head.is_empty() {
+        parts.len().checked_sub(2).map(|i| parts[i].as_str())
+    } else {
+        Some(head)
+    };
+    before.is_some_and(|word| CURSOR_WORDS.contains(&word))
 }
 
 /// Whether a name that is not a secret's still says that a random-looking value is a

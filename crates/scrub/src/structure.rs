@@ -79,15 +79,6 @@ static CURL_USER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid pattern")
 });
 
-/// `-p` passwords of tools that take them on the command line: `mysql -pSECRET`,
-/// `docker login -u me -p SECRET`, `sshpass -p SECRET`.
-static DASH_P: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?m)(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p)([^\s\-\[][^\s]*)|(\b(?:(?:docker|podman|buildah|nerdctl)\s+(?:\S+\s+)*?login|sshpass)\b[^\n]*?\s-p\s+)([^\s\-\[][^\s]*)",
-    )
-    .expect("valid pattern")
-});
-
 /// DSNs without a scheme: Go's MySQL driver (`user:pass@tcp(host:3306)/db`), Oracle easy
 /// connect (`scott/tiger@//host:1521/svc`, `scott/tiger@host:1521/svc`), and
 /// `user:pass@host:port/db` as libraries print them. Group 1 is the user info.
@@ -156,10 +147,6 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         format!("{}{}{REDACTED}", &c[1], &c[2])
     });
     replace(&mut text, &CURL_USER, |c| format!("{}{REDACTED}", &c[1]));
-    replace(&mut text, &DASH_P, |c| {
-        let before = c.get(1).or(c.get(3)).map_or("", |m| m.as_str());
-        format!("{before}{REDACTED}")
-    });
     if let Cow::Owned(new) = super::tool_flags::redact(&text) {
         text = Cow::Owned(new);
     }

@@ -1,12 +1,19 @@
 //! Passwords given to command-line tools as the value of a flag, as a `set -x` trace or a
 //! tool's own usage error shows them: `redis-cli -a PW`, `sqlcmd -P PW`, `mongodump -p PW`,
-//! `smbclient -U user%PW`, `ldapsearch -w PW`, `lftp -u user,PW`.
+//! `smbclient -U user%PW`, `ldapsearch -w PW`, `lftp -u user,PW`, `mysql -pPW`,
+//! `docker login -p PW`, `sshpass -p PW`.
 //!
 //! One row per tool and flag ([`TOOLS`]), each taken from the tool's own manual (its
 //! `doc`). A flag counts only after the tool's name on the same line and before a shell
-//! separator, so `grep -w word` and `sort -u` keep their arguments. The value is the next
-//! word (or what follows `=` for a long flag), whole when it is quoted as a trace quotes it
-//! (`'two words'`); for `user%password` forms only what follows the separator goes.
+//! separator, so `grep -w word` and `sort -u` keep their arguments, and for a row with a
+//! subcommand only after that word too (`docker login -p`, not `docker run -p 80:80`). The
+//! value is the next word (or what follows `=` for a long flag), or for an attached flag
+//! what follows it in the same word (`mysql -pPW`: `-p PW` makes PW a database name); whole
+//! when it is quoted as a trace quotes it (`'two words'`); for `user%password` forms only
+//! what follows the separator goes.
+//!
+//! One pass over each line finds every flag of every tool named on it, so the cost is
+//! linear in the text however many flags it holds.
 
 use std::borrow::Cow;
 
@@ -21,11 +28,24 @@ enum Part {
     After(char),
 }
 
+/// Where a flag's value stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// The next word, or after `=` in the same word for a long flag.
+    Next,
+    /// In the same word, right after the flag (`-pPW`), or after `=` for a long flag
+    /// (`--password=PW`); the next word is something else.
+    Attached,
+}
+
 /// A flag of a tool whose value holds a password.
 struct Tool {
     /// The names the program runs under.
     programs: &'static [&'static str],
+    /// A word that must come between the program and the flag (`login`), if any.
+    subcommand: Option<&'static str>,
     flag: &'static str,
+    form: Form,
     part: Part,
     /// The manual that documents the flag.
     #[cfg_attr(not(test), allow(dead_code))]
@@ -55,61 +75,131 @@ const LDAP: &[&str] = &[
     "ldapexop",
 ];
 const SAMBA: &[&str] = &["smbclient", "smbget", "smbcacls", "rpcclient"];
+const MYSQL: &[&str] = &[
+    "mysql",
+    "mysqldump",
+    "mysqladmin",
+    "mysqlimport",
+    "mysqlcheck",
+    "mysqlshow",
+    "mariadb",
+    "mariadb-dump",
+    "mariadb-admin",
+];
+const MYSQL_DOC: &str = "https://dev.mysql.com/doc/refman/26.10/en/command-line-options.html";
 
 const TOOLS: &[Tool] = &[
     Tool {
         programs: &["redis-cli"],
+        subcommand: None,
+        form: Form::Next,
         flag: "-a",
         part: Part::Whole,
         doc: "https://redis.io/docs/latest/develop/tools/cli/",
     },
     Tool {
         programs: &["redis-cli"],
+        subcommand: None,
+        form: Form::Next,
         flag: "--pass",
         part: Part::Whole,
         doc: "https://redis.io/docs/latest/develop/tools/cli/",
     },
     Tool {
         programs: &["sqlcmd", "bcp"],
+        subcommand: None,
+        form: Form::Next,
         flag: "-P",
         part: Part::Whole,
         doc: "https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility",
     },
     Tool {
         programs: MONGO,
+        subcommand: None,
+        form: Form::Next,
         flag: "-p",
         part: Part::Whole,
         doc: "https://www.mongodb.com/docs/database-tools/mongodump/",
     },
     Tool {
         programs: MONGO,
+        subcommand: None,
+        form: Form::Next,
         flag: "--password",
         part: Part::Whole,
         doc: "https://www.mongodb.com/docs/database-tools/mongodump/",
     },
     Tool {
         programs: SAMBA,
+        subcommand: None,
+        form: Form::Next,
         flag: "-U",
         part: Part::After('%'),
         doc: "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
     },
     Tool {
         programs: SAMBA,
+        subcommand: None,
+        form: Form::Next,
         flag: "--user",
         part: Part::After('%'),
         doc: "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
     },
     Tool {
         programs: LDAP,
+        subcommand: None,
+        form: Form::Next,
         flag: "-w",
         part: Part::Whole,
         doc: "https://www.openldap.org/software/man.cgi?query=ldapsearch",
     },
     Tool {
         programs: &["lftp"],
+        subcommand: None,
+        form: Form::Next,
         flag: "-u",
         part: Part::After(','),
         doc: "https://lftp.yar.ru/lftp-man.html",
+    },
+    Tool {
+        programs: MYSQL,
+        subcommand: None,
+        form: Form::Attached,
+        flag: "-p",
+        part: Part::Whole,
+        doc: MYSQL_DOC,
+    },
+    Tool {
+        programs: MYSQL,
+        subcommand: None,
+        form: Form::Attached,
+        flag: "--password",
+        part: Part::Whole,
+        doc: MYSQL_DOC,
+    },
+    Tool {
+        programs: &["docker"],
+        subcommand: Some("login"),
+        form: Form::Next,
+        flag: "-p",
+        part: Part::Whole,
+        doc: "https://docs.docker.com/reference/cli/docker/login/",
+    },
+    Tool {
+        programs: &["podman", "buildah"],
+        subcommand: Some("login"),
+        form: Form::Next,
+        flag: "-p",
+        part: Part::Whole,
+        doc: "https://docs.podman.io/en/latest/markdown/podman-login.1.html",
+    },
+    Tool {
+        programs: &["sshpass"],
+        subcommand: None,
+        form: Form::Next,
+        flag: "-p",
+        part: Part::Whole,
+        doc: "https://manpages.debian.org/bookworm/sshpass/sshpass.1.en.html",
     },
 ];
 
@@ -152,7 +242,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 fn secrets_in(line: &str) -> Vec<(usize, usize)> {
     let words = words(line);
     let mut found = Vec::new();
+    // The tool whose command this is, and the subcommand words seen since its name.
     let mut program: Option<&str> = None;
+    let mut after: Vec<&str> = Vec::new();
     for (i, &(start, end)) in words.iter().enumerate() {
         let word = &line[start..end];
         if SEPARATORS.contains(&word) {
@@ -166,6 +258,7 @@ fn secrets_in(line: &str) -> Vec<(usize, usize)> {
             .unwrap_or("");
         if TOOLS.iter().any(|t| t.programs.contains(&name)) {
             program = Some(name);
+            after.clear();
             continue;
         }
         let Some(current) = program else { continue };
@@ -173,26 +266,41 @@ fn secrets_in(line: &str) -> Vec<(usize, usize)> {
         if word.ends_with([';', '|', '&']) {
             program = None;
         }
-        for tool in TOOLS.iter().filter(|t| t.programs.contains(&current)) {
-            let value = if word == tool.flag {
-                words.get(i + 1).copied()
-            } else if tool.flag.starts_with("--")
-                && word.len() > tool.flag.len() + 1
-                && word.starts_with(tool.flag)
-                && word.as_bytes()[tool.flag.len()] == b'='
-            {
-                Some((start + tool.flag.len() + 1, end))
-            } else {
-                None
-            };
+        let tools = TOOLS.iter().filter(|t| {
+            t.programs.contains(&current) && t.subcommand.is_none_or(|sub| after.contains(&sub))
+        });
+        for tool in tools {
+            let value = value_of(tool, word, start, words.get(i + 1).copied());
             if let Some(span) = value.and_then(|v| secret_part(line, v, tool.part)) {
                 found.push(span);
             }
         }
+        after.push(word);
     }
     found.sort_unstable();
     found.dedup();
     found
+}
+
+/// Where the value of `tool`'s flag is, when the word at `start` is that flag: in the
+/// word itself or the `next` one, as the tool's form says.
+fn value_of(
+    tool: &Tool,
+    word: &str,
+    start: usize,
+    next: Option<(usize, usize)>,
+) -> Option<(usize, usize)> {
+    let end = start + word.len();
+    let long = tool.flag.starts_with("--");
+    let rest = word.strip_prefix(tool.flag)?;
+    match (tool.form, long) {
+        (_, true) if rest.starts_with('=') && rest.len() > 1 => {
+            Some((start + tool.flag.len() + 1, end))
+        }
+        (Form::Next, _) if rest.is_empty() => next,
+        (Form::Attached, false) if !rest.is_empty() => Some((start + tool.flag.len(), end)),
+        _ => None,
+    }
 }
 
 /// The part of the value at `span` that is the secret, if there is one.
@@ -292,6 +400,26 @@ mod tests {
                 "lftp -u deploy,s3cr3tPW sftp://host",
                 "lftp -u deploy,[REDACTED] sftp://host",
             ),
+            (
+                "+ mysqldump -u app -ps3cr3tPW shop",
+                "+ mysqldump -u app -p[REDACTED] shop",
+            ),
+            (
+                "mysql --password=s3cr3tPW -h db",
+                "mysql --password=[REDACTED] -h db",
+            ),
+            (
+                "+ docker login -u ci -p s3cr3tPW registry.example.com",
+                "+ docker login -u ci -p [REDACTED] registry.example.com",
+            ),
+            (
+                "podman login --username ci -p s3cr3tPW quay.io",
+                "podman login --username ci -p [REDACTED] quay.io",
+            ),
+            (
+                "sshpass -p s3cr3tPW ssh backup@host",
+                "sshpass -p [REDACTED] ssh backup@host",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(r(text), want, "{text}");
@@ -310,10 +438,25 @@ mod tests {
             "ldapsearch -x -W -b dc=x",
             "redis-cli -a",
             "mongodump -p --out /b",
+            "mysql -u app -p shop",
+            "mysql --password -h db",
+            "docker run -p 8080:80 nginx",
+            "docker login -u ci --password-stdin",
+            "sshpass -f /run/pw ssh host",
         ] {
             assert_eq!(r(text), text);
         }
         assert!(matches!(redact("nothing here"), Cow::Borrowed(_)));
+    }
+
+    /// Every flag of a tool named once is found in one pass, however many there are: the
+    /// cost stays linear (each pass found only one, with a regex per tool, before).
+    #[test]
+    fn every_flag_on_a_long_line_goes_in_one_pass() {
+        let line = "mysql -pmysql ".repeat(2000);
+        let once = r(&line);
+        assert_eq!(once.matches(REDACTED).count(), 2000);
+        assert_eq!(r(&once), once);
     }
 
     #[test]

@@ -226,10 +226,8 @@ pub fn looks_generated_strictly(value: &str) -> bool {
 /// with letters and digits, not a path, and not mostly words.
 pub fn looks_generated(value: &str) -> bool {
     let b = value.as_bytes();
-    if !(16..=512).contains(&b.len())
-        || !b
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || b"_-+/=.~".contains(&c))
+    if !(GENERATED_MIN..=512).contains(&b.len())
+        || !b.iter().all(|&c| generated_char(c))
         || !b.iter().any(u8::is_ascii_digit)
         || !b.iter().any(u8::is_ascii_alphabetic)
         || b.starts_with(b"/")
@@ -241,6 +239,14 @@ pub fn looks_generated(value: &str) -> bool {
     // Dotted versions, paths and kebab-case names have many separators; UUIDs have four.
     let uuid_like = b.len() == 36 && separators == 4;
     uuid_like || separators * 6 <= b.len()
+}
+
+/// The fewest characters of a value [`looks_generated`] takes.
+pub const GENERATED_MIN: usize = 16;
+
+/// Whether `c` can be part of a value [`looks_generated`] takes.
+pub fn generated_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"_-+/=.~".contains(&c)
 }
 
 /// `DB_PASSWORD` → [db, password]; `apiKey` → [api, key]; `X-Amz-Signature` → [x, amz,

@@ -340,8 +340,16 @@ fn cards(text: &str, spans: &mut Vec<Range<usize>>) {
                 j += 1;
             }
             let valid = |&(s, e): &(usize, usize)| grouped_card(text, &groups[s..=e], &usable, s);
-            let prefix = (i + 2..=j).rev().map(|e| (i, e)).find(valid);
-            let suffix = (i + 1..=j.saturating_sub(2)).map(|s| (s, j)).find(valid);
+            // A card has at most 19 digits and a group at least 3, so a window holds at
+            // most MAX_GROUPS groups: only those windows are tried, which keeps a long run
+            // of digit groups (a table of numbers) linear.
+            let prefix = (i + 2..=j.min(i + MAX_GROUPS - 1))
+                .rev()
+                .map(|e| (i, e))
+                .find(valid);
+            let suffix = (j.saturating_sub(MAX_GROUPS - 1).max(i + 1)..=j.saturating_sub(2))
+                .map(|s| (s, j))
+                .find(valid);
             for (s, e) in prefix.into_iter().chain(suffix) {
                 spans.push(groups[s].start..groups[e].end);
             }
@@ -415,6 +423,9 @@ fn names_a_count(head: &str) -> bool {
         .to_ascii_lowercase();
     COUNT_NAMES.contains(&last.as_str())
 }
+
+/// The most groups a grouped card number can have: 19 digits in groups of 3 or more.
+const MAX_GROUPS: usize = 6;
 
 fn grouped_card(
     text: &str,

@@ -8,8 +8,8 @@ use regex::Regex;
 
 use super::super::marker::REDACTED;
 use super::super::names::{
-    NOT_SECRETS, looks_generated, looks_generated_strictly, names_a_credential_context,
-    names_a_secret,
+    GENERATED_MIN, NOT_SECRETS, generated_char, looks_generated, looks_generated_strictly,
+    names_a_credential_context, names_a_secret,
 };
 use super::query::is_query_name;
 use super::values::{ahead, value_span};
@@ -141,13 +141,35 @@ fn secret_value(
     if text[from..].starts_with('-') {
         return None;
     }
-    // A value only its shape can make secret is at most 512 bytes long (`looks_generated`):
-    // no need to read further.
+    // A value only its shape can make secret is at most 512 bytes long (`looks_generated`)
+    // and holds `=` only as base64 padding at its end: no need to read past either. (So a
+    // line of `key=key=…` costs each name a few bytes, not the rest of the line.)
     let scope = if strong {
         text
     } else {
-        &text[..ahead(text, from, 520)]
+        let reach = ahead(text, from, 520);
+        let b = &text.as_bytes()[from..reach];
+        let inner_equals = (0..b.len())
+            .find(|&i| b[i] == b'=' && b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric()));
+        &text[..inner_equals.map_or(reach, |i| from + i)]
     };
+    // A bare value starts at `from` and, to look generated, is all of generated_char: when
+    // that run is too short, no reading of the value can make it secret. (Checked before
+    // the value's framing is read, which costs far more.)
+    if !strong
+        && text
+            .as_bytes()
+            .get(from)
+            .is_some_and(|&c| generated_char(c))
+    {
+        let run = scope.as_bytes()[from..]
+            .iter()
+            .take_while(|&&c| generated_char(c))
+            .count();
+        if run < GENERATED_MIN {
+            return None;
+        }
+    }
     let (value_start, value_end) = value_span(scope, name_start, from);
     let value = &text[value_start..value_end];
     let prose_pair = spaced && !name.starts_with('-') && typed.is_none();

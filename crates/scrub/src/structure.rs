@@ -59,14 +59,14 @@ static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
     // `user:password` may hold `/`, `#`, `?` and `@`: the user info ends at the `@` that is
     // followed by a host (and port) and then the end of the authority.
     Regex::new(
-        r#"(?im)\b([a-z][a-z0-9+.\-]*:(?:[a-z0-9+.\-]+:)?//)([^\s:/?#@\[\]]*:\S*?|[^\s/?#@\[\]]+)@((?:[a-z0-9.\-]+|\[[0-9a-f:.]+\])(?::\d+)?(?:[/?#\s,;'")]|$))"#,
+        r#"(?im)(?-u:\b)([a-z][a-z0-9+.\-]*:(?:[a-z0-9+.\-]+:)?//)([^\s:/?#@\[\]]*:\S*?|[^\s/?#@\[\]]+)@((?:[a-z0-9.\-]+|\[[0-9a-f:.]+\])(?::\d+)?(?:[/?#\s,;'")]|$))"#,
     )
     .expect("valid pattern")
 });
 
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?im)\b((?:proxy-)?authorization|set-cookie|cookie|x-api-key|api-key|x-auth-token|x-access-token|x-amz-security-token|private-token|x-vault-token)(\s*:\s*)([^\r\n"'}]+)"#,
+        r#"(?im)(?-u:\b)((?:proxy-)?authorization|set-cookie|cookie|x-api-key|api-key|x-auth-token|x-access-token|x-amz-security-token|private-token|x-vault-token)(\s*:\s*)([^\r\n"'}]+)"#,
     )
     .expect("valid pattern")
 });
@@ -85,7 +85,7 @@ static CURL_USER: LazyLock<Regex> = LazyLock::new(|| {
 static BARE_DSN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?:^|[\s'\x22=(,])([A-Za-z0-9_.$#\-]*:[^\s@/'\x22]+|[A-Za-z0-9_.$#\-]+/[^\s@/'\x22]+)",
-        r"@(?:(?:tcp|tcp6|udp|unix)\(|//[A-Za-z0-9.\-\[]|[A-Za-z0-9.\-]+:[0-9]{2,5}\b)",
+        r"@(?:(?:tcp|tcp6|udp|unix)\(|//[A-Za-z0-9.\-\[]|[A-Za-z0-9.\-]+:[0-9]{2,5}(?-u:\b))",
     ))
     .expect("valid pattern")
 });
@@ -96,7 +96,7 @@ static BARE_DSN: LazyLock<Regex> = LazyLock::new(|| {
 /// stays, and what follows.
 static NETRC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?m)(\b(?:machine\s+\S+\s+|default\s+)login\s+\S+(?:\s+account\s+\S+)?\s+password\s+)",
+        r"(?m)((?-u:\b)(?:machine\s+\S+\s+|default\s+)login\s+\S+(?:\s+account\s+\S+)?\s+password\s+)",
         r#"(\S+?)(["']?(?:\s|$))"#,
     ))
     .expect("valid pattern")
@@ -106,7 +106,7 @@ static NETRC: LazyLock<Regex> = LazyLock::new(|| {
 /// `<add key="ClearTextPassword" value="…"/>`, .NET `appSettings`. Group 1 is the name,
 /// group 2 the value.
 static KEY_VALUE_ATTRIBUTES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\bkey\s*=\s*"([^"\n]{1,64})"\s+value\s*=\s*"([^"\n]*)""#)
+    Regex::new(r#"(?i)(?-u:\b)key\s*=\s*"([^"\n]{1,64})"\s+value\s*=\s*"([^"\n]*)""#)
         .expect("valid pattern")
 });
 

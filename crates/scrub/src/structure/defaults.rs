@@ -45,7 +45,7 @@ static NAME_THEN_VALUE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A name, then an operator whose right side is its fallback. Group 1 the name.
 static NAME_OR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"\b([A-Za-z_][A-Za-z0-9_\-]*)["']?[\])}]*\s*(?:\|\||\?\?|//|\?:|\bor\b)\s*"#)
+    Regex::new(r#"(?-u:\b)([A-Za-z_][A-Za-z0-9_\-]*)["']?[\])}]*\s*(?:\|\||\?\?|//|\?:|(?-u:\b)or(?-u:\b))\s*"#)
         .expect("valid pattern")
 });
 
@@ -98,7 +98,7 @@ fn pairs(text: &str, spans: &mut Vec<(usize, usize)>) {
 /// value="…"/>`. Group 1 the secret's name, group 2 the word `value`.
 static NAMED_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"(?i)\b(?:name|key|parameter_?(?:key|name)|variable)["']?[\ \t]*[:=][\ \t]*["']?"#,
+        r#"(?i)(?-u:\b)(?:name|key|parameter_?(?:key|name)|variable)["']?[\ \t]*[:=][\ \t]*["']?"#,
         r#"([A-Za-z_][A-Za-z0-9_.\-]*)["']?[\ \t]*[,;]?\s*"#,
         r#"["']?(value|parameter_?value)["']?[\ \t]*[:=][\ \t]*"#,
     ))

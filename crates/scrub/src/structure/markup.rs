@@ -22,7 +22,7 @@ static ELEMENT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `key="…"` or `name="…"` among an element's attributes: group 1 the name it gives.
 static NAMING_ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:key|name)\s*=\s*["']([^"'\n]{1,64})["']"#).expect("valid pattern")
+    Regex::new(r#"(?i)(?-u:\b)(?:key|name)\s*=\s*["']([^"'\n]{1,64})["']"#).expect("valid pattern")
 });
 
 /// Byte ranges of the secrets that are elements' text.

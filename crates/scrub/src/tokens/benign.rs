@@ -36,9 +36,9 @@ const MAX_WORD_RUN: usize = 12;
 /// A label that says the token after it is a request's or a trace's id.
 static ID_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)(?:\b(?:x-)?(?:amzn?-|ms-|goog-|b3-|cloud-|client-)?",
+        r"(?i)(?:(?-u:\b)(?:x-)?(?:amzn?-|ms-|goog-|b3-|cloud-|client-)?",
         r"(?:request|req|trace|correlation|span|operation|transaction|parent|message|event|execution)",
-        r"[-_ ]?ids?(?:-2)?|\bx-amz-id-2|\bx-amz-cf-id|\btraceparent|\btracestate|\bcf-ray)",
+        r"[-_ ]?ids?(?:-2)?|(?-u:\b)x-amz-id-2|(?-u:\b)x-amz-cf-id|(?-u:\b)traceparent|(?-u:\b)tracestate|(?-u:\b)cf-ray)",
         r#"["']?\s*(?:[:=]\s*|\s)["']?(?:Root=)?$"#,
     ))
     .expect("valid pattern")

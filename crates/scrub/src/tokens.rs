@@ -316,7 +316,7 @@ fn looks_secret(token: &str) -> bool {
     let upper = b.iter().any(u8::is_ascii_uppercase);
     let lower = b.iter().any(u8::is_ascii_lowercase);
     if upper != lower {
-        return looks_random_single_case(b);
+        return looks_random_single_case(b) || prefixed_single_case(b);
     }
     if !upper || !b.iter().any(u8::is_ascii_digit) {
         return false;
@@ -348,6 +348,20 @@ fn looks_random_single_case(b: &[u8]) -> bool {
         && digits * 10 <= b.len() * 6
         && switches * least_switches >= b.len()
         && entropy(b) >= MIN_SINGLE_CASE_ENTROPY_BITS
+}
+
+/// A short vendor prefix, one `_` or `-`, then a random single-case body (`napi_…`,
+/// `rdme_…`, as many vendors shape their keys): the body is judged by
+/// [`looks_random_single_case`], and a hex body (a digest with a label) stays.
+fn prefixed_single_case(b: &[u8]) -> bool {
+    let Some(sep) = b.iter().position(|&c| c == b'_' || c == b'-') else {
+        return false;
+    };
+    let (prefix, body) = (&b[..sep], &b[sep + 1..]);
+    (2..=8).contains(&prefix.len())
+        && prefix.iter().all(u8::is_ascii_alphabetic)
+        && !body.iter().all(u8::is_ascii_hexdigit)
+        && looks_random_single_case(body)
 }
 
 /// Least Shannon entropy of a redacted single-case token (random base36 has about 4.4 at
@@ -463,6 +477,26 @@ mod tests {
     fn every_row_and_random_tokens_are_redacted() {
         for (input, expected) in positives() {
             assert_eq!(redact(&input), expected, "input: {input}");
+        }
+    }
+
+    #[test]
+    fn a_vendor_prefix_before_a_random_single_case_body_goes() {
+        let lower = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for (n, prefix) in ["napi_", "rdme_", "xkey-", "tk_"].iter().enumerate() {
+            let token = format!("{prefix}{}", rnd(lower, 48, 70 + n as u64));
+            assert_eq!(
+                redact(&format!("token {token} refused")),
+                "token [REDACTED] refused"
+            );
+        }
+        for text in [
+            "build-3f2a9c1e0b7d4a6f8e2c1b0a9d8e7f6c5b4a3928",
+            "release_candidate_for_the_nightly_build_of_2026",
+            "snake_case_words_with_numbers_2024_and_more_of_them",
+            "averyverylongprefix_4lc89p7opjtqztqs9lp7b9o304a0dvnxb08q3",
+        ] {
+            assert_eq!(redact(text), text);
         }
     }
 

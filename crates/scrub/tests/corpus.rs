@@ -2,6 +2,10 @@
 //! every secret line must lose its marked parts, and every benign line must survive byte
 //! for byte. In both files `\n` is a line break. The test prints the scores and fails below 100 %.
 //!
+//! `missed.txt` holds secret lines the scrubber is known to keep, each with the reason: the
+//! test prints how many, and fails when one of them starts being caught, so that the line
+//! moves to `secrets.txt` and the known limits stay exactly what the file says.
+//!
 //! The lines are literal text: a token in `secrets.txt` is written out, not generated from
 //! a pattern, so a format the scrubber stops finding fails here.
 
@@ -99,6 +103,18 @@ fn piece_kept(input: &str, mark: &str, out: &str) -> bool {
     })
 }
 
+/// Whether the secret line `line` keeps any of its secret when scrubbed (whole, in a piece,
+/// or leaving a character at a mark's edge), and the scrubbed text.
+fn secret_kept(scrubber: &Scrubber, line: &str) -> (bool, String) {
+    let case = marked(line);
+    let out = scrubber.scrub(&case.input);
+    let leaked = case
+        .marks
+        .iter()
+        .any(|m| out.contains(m.trim()) || piece_kept(&case.input, m, &out));
+    (leaked || !edges_clean(&case, &out), out)
+}
+
 fn score(total: usize, failed: usize) -> String {
     format!(
         "{}/{total} ({:.0} %)",
@@ -117,13 +133,8 @@ fn corpus_scores_100_percent() {
 
     let secrets = cases("secrets.txt");
     for line in &secrets {
-        let case = marked(line);
-        let out = scrubber.scrub(&case.input);
-        let leaked = case
-            .marks
-            .iter()
-            .any(|m| out.contains(m.trim()) || piece_kept(&case.input, m, &out));
-        if leaked || !edges_clean(&case, &out) {
+        let (kept, out) = secret_kept(&scrubber, line);
+        if kept {
             failures.push(format!("secret kept: {line:?}\n    -> {out:?}"));
         }
         if scrubber.scrub(&out) != out {
@@ -142,10 +153,18 @@ fn corpus_scores_100_percent() {
     }
     let benign_failed = failures.len() - secrets_failed;
 
+    let missed = cases("missed.txt");
+    for line in &missed {
+        if !secret_kept(&scrubber, line).0 {
+            failures.push(format!("now caught, move it to secrets.txt: {line:?}"));
+        }
+    }
+
     println!(
-        "corpus: secrets {}, benign {}",
+        "corpus: secrets {}, benign {}; {} known misses (missed.txt)",
         score(secrets.len(), secrets_failed),
         score(benign.len(), benign_failed),
+        missed.len(),
     );
     failures.extend(unstable);
     assert!(

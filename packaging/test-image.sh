@@ -8,16 +8,18 @@
 #
 #   packaging/test-image.sh
 #
-# Needs podman and runc (Debian packages podman, runc) and python3. A machine that cannot
-# run containers at all (no podman, or one that cannot start the smallest container) is
-# said plainly on the last line, and the script exits 0 without claiming a pass; every
-# other failure fails it.
+# Needs podman and runc (Debian packages podman, runc), busybox-static and python3. Whether
+# this machine can run containers at all is asked first, of a probe image holding only a
+# static busybox: if podman is missing or cannot build or start that one, the last line
+# says so plainly and the script exits 0 without claiming a pass. Once the probe runs,
+# every failure of crontap-run's own image fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 top=crontap-run-x86_64-unknown-linux-musl
 archive=dist/$top.tar.gz
 tag=localhost/crontap-run-test:ci
+probe=localhost/crontap-run-probe:ci
 secret=image-test-token-$RANDOM$RANDOM
 
 fail() {
@@ -37,7 +39,7 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    podman rmi -f "$tag" >/dev/null 2>&1 || true
+    podman rmi -f "$tag" "$probe" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -50,6 +52,19 @@ run() {
         --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "$@"
 }
 
+echo "== can this machine run containers?"
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] || busybox=/bin/busybox
+[ -x "$busybox" ] || fail "no static busybox for the probe image (Debian package busybox-static)"
+mkdir -p "$work/probe"
+cp "$busybox" "$work/probe/busybox"
+printf 'FROM scratch\nCOPY busybox /busybox\nENTRYPOINT ["/busybox"]\n' >"$work/probe/Containerfile"
+podman build -q -f "$work/probe/Containerfile" -t "$probe" "$work/probe" >/dev/null 2>"$work/probe.err" ||
+    cannot "podman cannot build the smallest image: $(head -n 1 "$work/probe.err")"
+run "$probe" true 2>"$work/probe.err" ||
+    cannot "podman cannot start the smallest container: $(head -n 1 "$work/probe.err")"
+ok "podman builds and runs a FROM scratch image here"
+
 echo "== build the image from $archive"
 tar -xzf "$archive" -C "$work"
 podman build -q -f packaging/docker/Dockerfile.dist -t "$tag" "$work/$top" >/dev/null ||
@@ -59,9 +74,8 @@ files=$(podman image inspect --format '{{len .RootFS.Layers}}' "$tag")
 ok "image built from the release binary, FROM scratch"
 
 echo "== run it"
-if ! version=$(run "$tag" --version 2>"$work/run.err"); then
-    cannot "podman run failed: $(head -n 1 "$work/run.err")"
-fi
+version=$(run "$tag" --version 2>"$work/run.err") ||
+    fail "crontap-run's image does not run: $(head -n 1 "$work/run.err")"
 expected=$(tar -xzf "$archive" -O "$top/crontap-run" >"$work/bin" && chmod +x "$work/bin" &&
     "$work/bin" --version)
 [ "$version" = "$expected" ] || fail "--version in the image said '$version', not '$expected'"

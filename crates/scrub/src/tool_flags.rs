@@ -201,6 +201,15 @@ const TOOLS: &[Tool] = &[
         part: Part::Whole,
         doc: "https://manpages.debian.org/bookworm/sshpass/sshpass.1.en.html",
     },
+    // sshpass reads its options with getopt, so the password may also be attached.
+    Tool {
+        programs: &["sshpass"],
+        subcommand: None,
+        form: Form::Attached,
+        flag: "-p",
+        part: Part::Whole,
+        doc: "https://manpages.debian.org/bookworm/sshpass/sshpass.1.en.html",
+    },
 ];
 
 /// Words that end one command and start another on a shell line.
@@ -290,6 +299,13 @@ fn value_of(
     start: usize,
     next: Option<(usize, usize)>,
 ) -> Option<(usize, usize)> {
+    // A trace quotes a whole word that holds a blank or a shell character: `'-pS3 cr$t'`.
+    let quoted = word.len() >= 2 && word.starts_with(['\'', '"']) && word.ends_with(&word[..1]);
+    let (word, start) = if quoted {
+        (&word[1..word.len() - 1], start + 1)
+    } else {
+        (word, start)
+    };
     let end = start + word.len();
     let long = tool.flag.starts_with("--");
     let rest = word.strip_prefix(tool.flag)?;
@@ -419,6 +435,17 @@ mod tests {
             (
                 "sshpass -p s3cr3tPW ssh backup@host",
                 "sshpass -p [REDACTED] ssh backup@host",
+            ),
+            ("+ sshpass -ps3cr3tPW ssh h", "+ sshpass -p[REDACTED] ssh h"),
+            // bash's xtrace quotes a word with a blank or a shell character whole.
+            (
+                "+ mysql -uroot '-pSup3r S3cret' db",
+                "+ mysql -uroot '-p[REDACTED]' db",
+            ),
+            ("+ mysql '-phunt$er2'", "+ mysql '-p[REDACTED]'"),
+            (
+                "+ redis-cli '--pass=two words' ping",
+                "+ redis-cli '--pass=[REDACTED]' ping",
             ),
         ];
         for (text, want) in cases {

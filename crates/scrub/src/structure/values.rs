@@ -189,6 +189,10 @@ pub(super) struct Framing {
     quote: Option<u8>,
     /// `,`, `;`, `&` or `?` when that stands right before the name.
     separator: Option<u8>,
+    /// The open quote stands right before the name, so it holds the whole assignment
+    /// (`export 'DB_PASSWORD=two words'`, as bash's xtrace writes it): blanks are part of
+    /// the value, which ends at that quote.
+    wraps_name: bool,
 }
 
 impl Framing {
@@ -202,6 +206,7 @@ impl Framing {
             closers: Vec::new(),
             quote: None,
             separator: None,
+            wraps_name: false,
         };
         let mut i = 0;
         while i < b.len() {
@@ -235,6 +240,7 @@ impl Framing {
         if line_start > 0 && text.as_bytes()[line_start - 1] != b'\n' {
             framing.quote = None;
         }
+        framing.wraps_name = framing.quote.is_some() && b.last() == framing.quote.as_ref();
         framing
     }
 }
@@ -279,7 +285,7 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
         let ends = match c {
             b'\n' => true,
             _ if inside && !matches!(c, b')' | b']' | b'}' | b'(' | b'[' | b'{') => false,
-            c if c.is_ascii_whitespace() => true,
+            c if c.is_ascii_whitespace() => !framing.wraps_name,
             b'"' | b'\'' => framing.quote == Some(c),
             b'(' | b'[' | b'{' => {
                 own.push(closer(c));

@@ -123,12 +123,26 @@ fn the_format_check_finds_what_is_wrong() {
     }
 }
 
-/// Two jobs in `metrics`, as a fleet writes them: job "nightly" fails, succeeds, then is
-/// skipped as already done today; a job named from its command, through
-/// CRONTAP_METRICS_DIR, succeeds but its ping fails. The files' names, and the derived job
-/// name.
-fn two_jobs(receiver: &Receiver, dir: &Path, metrics: &Path) -> (Vec<String>, String) {
-    let state = dir.join("state");
+/// What [`two_jobs`] leaves: the metrics directory (in a temporary one, removed on
+/// drop), its files by name, the derived job's name, and when the runs began.
+struct TwoJobs {
+    _dir: tempfile::TempDir,
+    metrics: PathBuf,
+    files: Vec<String>,
+    derived: String,
+    before: f64,
+}
+
+/// Two jobs in a fresh metrics directory, as a fleet writes them: job "nightly" fails,
+/// succeeds, then is skipped as already done today; a job named from its command, through
+/// CRONTAP_METRICS_DIR, succeeds but its ping fails.
+fn two_jobs() -> TwoJobs {
+    let receiver = &Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = &dir.path().join("metrics");
+    std::fs::create_dir(metrics).unwrap();
+    let before = now_secs();
+    let state = dir.path().join("state");
     for (script, code) in [("exit 3", 3), ("exit 0", 0), ("exit 0", 0)] {
         let out = stateful(receiver, &state)
             .arg("--metrics-dir")
@@ -161,12 +175,18 @@ fn two_jobs(receiver: &Receiver, dir: &Path, metrics: &Path) -> (Vec<String>, St
         derived.starts_with("sh-") && derived.len() == 11,
         "{derived}"
     );
-    (files, derived)
+    TwoJobs {
+        metrics: metrics.clone(),
+        _dir: dir,
+        files,
+        derived,
+        before,
+    }
 }
 
-/// The values the runs of [`two_jobs`] leave, in `text` (the files, or a scrape of them),
-/// for runs that started after `before`.
-fn assert_two_jobs_values(text: &str, derived: &str, before: f64) {
+/// The values the runs of [`two_jobs`] leave, in `text` (the files, or a scrape of them).
+fn assert_two_jobs_values(text: &str, jobs: &TwoJobs) {
+    let (derived, before) = (jobs.derived.as_str(), jobs.before);
     let nightly = |name: &str| value(text, &format!("crontap_run_{name}{{job=\"nightly\"}}"));
     let runs = |job: &str, result: &str| {
         value(
@@ -202,17 +222,13 @@ fn assert_two_jobs_values(text: &str, derived: &str, before: f64) {
 /// format with the values the runs produced.
 #[test]
 fn two_jobs_one_well_formed_file_each() {
-    let receiver = Receiver::start();
-    let dir = tempfile::tempdir().unwrap();
-    let metrics = dir.path().join("metrics");
-    std::fs::create_dir(&metrics).unwrap();
-    let before = now_secs();
-    let (files, derived) = two_jobs(&receiver, dir.path(), &metrics);
-    let text: String = files
+    let jobs = two_jobs();
+    let text: String = jobs
+        .files
         .iter()
-        .map(|f| well_formed(&metrics.join(f)))
+        .map(|f| well_formed(&jobs.metrics.join(f)))
         .collect();
-    assert_two_jobs_values(&text, &derived, before);
+    assert_two_jobs_values(&text, &jobs);
 }
 
 #[cfg(feature = "external-tests")]

@@ -475,18 +475,23 @@ fn ibans(text: &str, spans: &mut Vec<Range<usize>>) {
         if word_before(text, r.start) || !is_iban_country(&s[..2]) {
             return None;
         }
-        // Try the whole candidate, then (grouped form) shorter ones ending at a group.
-        let mut ends: Vec<usize> = s.match_indices(' ').map(|(i, _)| i).collect();
-        ends.push(s.len());
-        ends.into_iter()
-            .rev()
-            .filter(|&e| !word_after(text, r.start + e))
-            .find(|&e| {
-                let compact: String = s[..e].chars().filter(|c| *c != ' ').collect();
-                (15..=34).contains(&compact.len()) && iban_checksum(&compact)
-            })
-            .map(|e| r.start..r.start + e)
+        longest_iban(text, r, |compact| {
+            (15..=34).contains(&compact.len()) && iban_checksum(compact)
+        })
     });
+}
+
+/// The longest IBAN at the start of the candidate `r`: the whole of it, then (grouped form)
+/// shorter ones ending at a group, each judged by `valid` without its spaces.
+fn longest_iban(text: &str, r: Range<usize>, valid: impl Fn(&str) -> bool) -> Option<Range<usize>> {
+    let s = &text[r.clone()];
+    let mut ends: Vec<usize> = s.match_indices(' ').map(|(i, _)| i).collect();
+    ends.push(s.len());
+    ends.into_iter()
+        .rev()
+        .filter(|&e| !word_after(text, r.start + e))
+        .find(|&e| valid(&s[..e].chars().filter(|c| *c != ' ').collect::<String>()))
+        .map(|e| r.start..r.start + e)
 }
 
 fn lower_ibans(text: &str, spans: &mut Vec<Range<usize>>) {
@@ -496,16 +501,9 @@ fn lower_ibans(text: &str, spans: &mut Vec<Range<usize>>) {
             return None;
         }
         let want = IBAN_LENGTHS.iter().find(|(c, _)| *c == &s[..2])?.1;
-        let mut ends: Vec<usize> = s.match_indices(' ').map(|(i, _)| i).collect();
-        ends.push(s.len());
-        ends.into_iter()
-            .rev()
-            .filter(|&e| !word_after(text, r.start + e))
-            .find(|&e| {
-                let compact: String = s[..e].chars().filter(|c| *c != ' ').collect();
-                compact.len() == want && iban_checksum(&compact.to_ascii_uppercase())
-            })
-            .map(|e| r.start..r.start + e)
+        longest_iban(text, r, |compact| {
+            compact.len() == want && iban_checksum(&compact.to_ascii_uppercase())
+        })
     });
 }
 

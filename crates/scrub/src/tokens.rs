@@ -1,7 +1,7 @@
 //! Redacts credentials recognisable by their shape alone, for text that has no `key=value`
 //! context (that case, headers and URL userinfo belong to [`crate`]).
 //!
-//! Three stages, each becoming [`REDACTED`]:
+//! Three stages, each becoming [`REDACTED`](crate::REDACTED):
 //!
 //! 1. **PEM private keys**: `-----BEGIN … PRIVATE KEY-----` (PKCS#8, `RSA`, `EC`, `DSA`,
 //!    `OPENSSH`, `ENCRYPTED`, `PGP … KEY BLOCK`) with its armor headers, base64 body and
@@ -56,7 +56,6 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::formats;
-use super::marker::REDACTED;
 
 /// Shortest token the high-entropy rule judges.
 pub const MIN_TOKEN_LEN: usize = 32;
@@ -85,7 +84,7 @@ static PEM_HEADER: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid pattern")
 });
 
-/// Replaces credentials recognisable by their shape with [`REDACTED`]: provider tokens,
+/// Replaces credentials recognisable by their shape with [`REDACTED`](crate::REDACTED): provider tokens,
 /// JWTs, PEM private-key blocks, and long high-entropy standalone tokens.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
@@ -103,18 +102,10 @@ fn families(text: &str) -> Option<String> {
 
 /// `text` with each byte range replaced by the marker; ranges are sorted and disjoint.
 fn splice(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
-    if ranges.is_empty() {
-        return None;
+    match super::marker::splice(text, ranges) {
+        Cow::Owned(out) => Some(out),
+        Cow::Borrowed(_) => None,
     }
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for &(start, end) in ranges {
-        out.push_str(&text[last..start]);
-        out.push_str(REDACTED);
-        last = end;
-    }
-    out.push_str(&text[last..]);
-    Some(out)
 }
 
 fn pem_blocks(text: &str) -> Option<String> {
@@ -418,6 +409,7 @@ fn wordy(b: &[u8]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::marker::REDACTED;
 
     const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     const DIGITS: &str = "0123456789";

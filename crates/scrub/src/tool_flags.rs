@@ -233,18 +233,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         );
         line_start += line.len();
     }
-    if spans.is_empty() {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut copied = 0;
-    for (start, end) in spans {
-        out.push_str(&text[copied..start]);
-        out.push_str(REDACTED);
-        copied = end;
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+    super::marker::splice(text, &spans)
 }
 
 /// The byte ranges of `line` that are passwords, in order.

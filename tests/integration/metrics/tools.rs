@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use super::{assert_two_jobs_values, now_secs, two_jobs, value};
-use crate::harness::{Receiver, eventually, require};
+use super::{assert_two_jobs_values, two_jobs, value};
+use crate::harness::{eventually, require};
 
 /// `promtool check metrics` on `file`: its exit status and what it said.
 fn promtool(promtool: &Path, file: &Path) -> (bool, String) {
@@ -83,19 +83,14 @@ fn promtool_passes_the_files_and_node_exporter_serves_them() {
         &["prometheus-node-exporter", "node_exporter"],
         "prometheus-node-exporter",
     );
-    let receiver = Receiver::start();
-    let dir = tempfile::tempdir().unwrap();
-    let metrics = dir.path().join("metrics");
-    std::fs::create_dir(&metrics).unwrap();
-    let before = now_secs();
-    let (files, derived) = two_jobs(&receiver, dir.path(), &metrics);
-    for file in &files {
-        let (ok, said) = promtool(&promtool_program, &metrics.join(file));
+    let jobs = two_jobs();
+    for file in &jobs.files {
+        let (ok, said) = promtool(&promtool_program, &jobs.metrics.join(file));
         assert!(ok, "promtool check metrics {file}: {said}");
     }
-    let exporter = NodeExporter::start(&exporter_program, &metrics);
+    let exporter = NodeExporter::start(&exporter_program, &jobs.metrics);
     let scraped = exporter.scrape().unwrap();
-    assert_two_jobs_values(&scraped, &derived, before);
+    assert_two_jobs_values(&scraped, &jobs);
     assert_eq!(
         value(&scraped, "node_textfile_scrape_error"),
         Some(0.0),

@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::marker::REDACTED;
+use super::super::marker::{REDACTED, splice};
 use super::super::names::{looks_generated, names_a_credential_context, names_a_secret};
 use super::values::{REACH, back};
 
@@ -91,8 +91,7 @@ pub(super) fn redact_query(text: &str) -> Cow<'_, str> {
     if !text.contains(['?', '&']) {
         return Cow::Borrowed(text);
     }
-    let mut out = String::new();
-    let mut copied = 0;
+    let mut spans: Vec<(usize, usize)> = Vec::new();
     // Where the last value read ended: a parameter that starts inside it ends there too
     // (`?a=x?b=y`), so a long line of them is read once.
     let mut last_end = 0;
@@ -108,22 +107,16 @@ pub(super) fn redact_query(text: &str) -> Cow<'_, str> {
         };
         last_end = end;
         let value = &text[start..end];
-        if start < copied
+        if start < spans.last().map_or(0, |span| span.1)
             || value.is_empty()
             || value.starts_with(REDACTED)
             || !param_is_secret(name.as_str(), value)
         {
             continue;
         }
-        out.push_str(&text[copied..start]);
-        out.push_str(REDACTED);
-        copied = end;
+        spans.push((start, end));
     }
-    if copied == 0 {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+    splice(text, &spans)
 }
 
 /// A percent-encoded `name=value` or `"name":"value"` (`password%3Dhunter2`,
@@ -158,28 +151,21 @@ pub(super) fn redact_encoded_assignments(text: &str) -> Cow<'_, str> {
     if !text.contains('%') {
         return Cow::Borrowed(text);
     }
-    let mut out = String::new();
-    let mut copied = 0;
+    let mut spans: Vec<(usize, usize)> = Vec::new();
     for caps in ENCODED_ASSIGNMENT.captures_iter(text) {
         let (Some(name), Some(sep)) = (caps.get(1), caps.get(2)) else {
             continue;
         };
-        if name.start() < copied || !names_a_secret(name.as_str()) {
+        if name.start() < spans.last().map_or(0, |span| span.1) || !names_a_secret(name.as_str()) {
             continue;
         }
         let end = encoded_value_end(text, sep.end());
         if end == sep.end() || text[sep.end()..].starts_with(REDACTED) {
             continue;
         }
-        out.push_str(&text[copied..sep.end()]);
-        out.push_str(REDACTED);
-        copied = end;
+        spans.push((sep.end(), end));
     }
-    if copied == 0 {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+    splice(text, &spans)
 }
 
 #[cfg(test)]

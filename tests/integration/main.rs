@@ -49,3 +49,4 @@ mod success_exit;
 mod supervise;
 mod tls;
 mod url;
+mod wire;

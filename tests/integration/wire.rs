@@ -1,0 +1,155 @@
+//! The crontap protocol's requests, byte for byte: a raw TCP receiver on 127.0.0.1 records
+//! exactly what arrives, so any change to the request line or the headers (their names,
+//! values, case or order) fails here. The expected bytes are written down as the binary
+//! sends them today.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crate::harness::{Crontap, SECRET};
+
+/// A receiver that reads whole HTTP requests (head, then the body by `Content-Length`),
+/// answers each with a fixed `200 OK` and keeps the exact bytes.
+pub(crate) struct RawReceiver {
+    port: u16,
+    requests: Arc<Mutex<Vec<Vec<u8>>>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+const ANSWER: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK";
+
+impl RawReceiver {
+    pub(crate) fn start() -> RawReceiver {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (rec, halt) = (Arc::clone(&requests), Arc::clone(&stop));
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if halt.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(mut stream) = stream else { continue };
+                if let Some(bytes) = read_request(&mut stream) {
+                    rec.lock().unwrap().push(bytes);
+                    let _ = stream.write_all(ANSWER);
+                    let _ = stream.flush();
+                }
+            }
+        });
+        RawReceiver {
+            port,
+            requests,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    pub(crate) fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("http://{}/ping/{SECRET}", self.host())
+    }
+
+    pub(crate) fn requests(&self) -> Vec<Vec<u8>> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    /// The only request, as text (it is ASCII); fails if there were none or several.
+    pub(crate) fn only(&self) -> String {
+        let requests = self.requests();
+        assert_eq!(requests.len(), 1, "expected one request, got {requests:?}");
+        String::from_utf8(requests[0].clone()).expect("an ASCII request")
+    }
+}
+
+impl Drop for RawReceiver {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wake the accept loop.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One whole request from `stream`: the head up to the blank line, then `Content-Length`
+/// bytes of body. `None` for a connection closed before a whole head.
+fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .ok()?;
+    let mut reader = BufReader::new(stream);
+    let mut bytes = Vec::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = Vec::new();
+        if reader.read_until(b'\n', &mut line).ok()? == 0 {
+            return None;
+        }
+        bytes.extend_from_slice(&line);
+        if line == b"\r\n" || line == b"\n" {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        if let Some((name, value)) = text.split_once(':')
+            && name.trim().eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    bytes.extend_from_slice(&body);
+    Some(bytes)
+}
+
+const USER_AGENT: &str = concat!("crontap-run/", env!("CARGO_PKG_VERSION"));
+
+#[test]
+fn the_success_request_is_exactly_as_today() {
+    let receiver = RawReceiver::start();
+    let out = Crontap::with_url(&receiver.url()).sh("echo fine");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let expected = format!(
+        "GET /ping/{SECRET} HTTP/1.1\r\n\
+         accept: */*\r\n\
+         user-agent: {USER_AGENT}\r\n\
+         host: {}\r\n\
+         \r\n",
+        receiver.host()
+    );
+    assert_eq!(receiver.only(), expected);
+}
+
+#[test]
+fn the_failure_request_is_exactly_as_today() {
+    let receiver = RawReceiver::start();
+    let out = Crontap::with_url(&receiver.url()).sh("echo boom >&2; exit 3");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let request = receiver.only();
+    let (request_line, rest) = request.split_once("\r\n").expect("a request line");
+    // Only the duration varies: `exit 3 after <duration>: boom`, percent-encoded.
+    let pattern = format!(
+        r"^GET /ping/{SECRET}/fail\?msg=exit%203%20after%20[0-9.]+m?s%3A%20boom HTTP/1\.1$"
+    );
+    assert!(
+        regex::Regex::new(&pattern).unwrap().is_match(request_line),
+        "{request_line}"
+    );
+    let expected = format!(
+        "accept: */*\r\n\
+         user-agent: {USER_AGENT}\r\n\
+         host: {}\r\n\
+         \r\n",
+        receiver.host()
+    );
+    assert_eq!(rest, expected);
+}

@@ -15,6 +15,7 @@ mod environment;
 mod exec;
 mod exit_status;
 mod faults;
+mod healthchecks;
 mod held_output;
 mod history;
 mod kill_anywhere;

@@ -1,0 +1,422 @@
+//! A loopback receiver that behaves as Healthchecks documents its ping API
+//! (<https://healthchecks.io/docs/http_api/>):
+//!
+//! - a check is addressed by `/<uuid>` or by `/<ping-key>/<slug>`, then an endpoint: none
+//!   (success), `/start`, `/fail`, `/log` or `/<exit status 0-255>` (0 is a success);
+//! - an unknown check is `404 not found`, unless a slug URL asks `?create=1`: then the check
+//!   is created and the answer is `201 Created`;
+//! - GET, HEAD and POST are all pings; the request body is kept up to 10,000 bytes and cut
+//!   beyond; the query's `msg` means nothing;
+//! - `rid` must be a UUID (else `400 invalid uuid format`); an end ping whose rid matches an
+//!   earlier start of the same check records the run's duration.
+//!
+//! Every request is recorded with what the server made of it. Tests can script the answer
+//! per kind of ping, and hold start pings unanswered until they release them.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tiny_http::{Method, Request, Response, Server, StatusCode};
+
+/// How much of a body Healthchecks keeps (its `PING_BODY_LIMIT`).
+pub const BODY_LIMIT: usize = 10_000;
+
+/// What a ping says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Start,
+    Success,
+    Fail,
+    Log,
+    Exit(u8),
+}
+
+impl Kind {
+    /// Whether the ping ends a run (success, fail or an exit status).
+    pub fn is_end(self) -> bool {
+        matches!(self, Kind::Success | Kind::Fail | Kind::Exit(_))
+    }
+}
+
+/// Which pings a scripted answer applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    Start,
+    End,
+}
+
+impl Class {
+    fn of(kind: Kind) -> Option<Class> {
+        match kind {
+            Kind::Start => Some(Class::Start),
+            k if k.is_end() => Some(Class::End),
+            _ => None,
+        }
+    }
+}
+
+/// One request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Ping {
+    pub method: String,
+    pub path: String,
+    /// The raw query (without `?`), empty if none.
+    pub query: String,
+    /// Every header, in the order received.
+    pub headers: Vec<(String, String)>,
+    /// The body as kept (at most [`BODY_LIMIT`] bytes).
+    pub body: Vec<u8>,
+    /// How many body bytes arrived.
+    pub body_len: usize,
+    pub at: Instant,
+    /// When the answer went out (later than `at` for a held start).
+    pub answered_at: Option<Instant>,
+    /// The answer's status.
+    pub status: u16,
+    /// What the ping means; `None` for a URL that is no ping.
+    pub kind: Option<Kind>,
+    pub rid: Option<String>,
+    /// The check's name (`<uuid>` or `<ping-key>/<slug>`), if the URL named one.
+    pub check: Option<String>,
+    /// For an end ping paired by rid with an earlier start: the time between them.
+    pub duration: Option<Duration>,
+}
+
+impl Ping {
+    /// The value of header `name` (case-insensitive), if sent.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// How many times header `name` was sent.
+    pub fn header_count(&self, name: &str) -> usize {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .count()
+    }
+
+    pub fn body_text(&self) -> String {
+        String::from_utf8(self.body.clone()).expect("the body is UTF-8")
+    }
+
+    /// The body's first line: the summary.
+    pub fn summary(&self) -> String {
+        self.body_text().lines().next().unwrap_or("").to_owned()
+    }
+
+    /// The query parameter `name`, percent-decoded.
+    pub fn param(&self, name: &str) -> Option<String> {
+        self.query.split('&').find_map(|pair| {
+            let (n, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (n == name).then(|| {
+                percent_encoding::percent_decode_str(v)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+        })
+    }
+}
+
+#[derive(Default)]
+struct State {
+    /// Known checks by name (`<uuid>` or `<ping-key>/<slug>`).
+    checks: HashSet<String>,
+    pings: Vec<Ping>,
+    /// Open runs: (check, rid) of a start, with its arrival.
+    starts: HashMap<(String, String), Instant>,
+    script: HashMap<Class, VecDeque<u16>>,
+    hold_starts: bool,
+    /// Held start pings: the index of their record, the request and its status.
+    held: Vec<(usize, Request, u16)>,
+}
+
+/// The Healthchecks-like server.
+pub struct Healthchecks {
+    server: Arc<Server>,
+    state: Arc<Mutex<State>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Healthchecks {
+    /// A server with no checks yet.
+    pub fn start() -> Healthchecks {
+        let server = Arc::new(Server::http("127.0.0.1:0").expect("bind a loopback port"));
+        let state = Arc::new(Mutex::new(State::default()));
+        let (srv, st) = (Arc::clone(&server), Arc::clone(&state));
+        let thread = std::thread::spawn(move || {
+            while let Ok(request) = srv.recv() {
+                handle(request, &st);
+            }
+        });
+        Healthchecks {
+            server,
+            state,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.server.server_addr().to_ip().unwrap().port()
+    }
+
+    /// `host:port`, as crontap-run names the receiver.
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port())
+    }
+
+    /// Makes a check known: `uuid` or `ping-key/slug`.
+    pub fn add_check(&self, name: &str) {
+        self.lock().checks.insert(name.to_owned());
+    }
+
+    /// A known check `<ping-key>/<slug>` and its ping URL `http://host/<key>/<slug>`.
+    pub fn slug_url(&self, key: &str, slug: &str) -> String {
+        self.add_check(&format!("{key}/{slug}"));
+        format!("http://{}/{key}/{slug}", self.host())
+    }
+
+    /// A known check by uuid and its ping URL `http://host/<uuid>`.
+    pub fn uuid_url(&self, uuid: &str) -> String {
+        self.add_check(uuid);
+        format!("http://{}/{uuid}", self.host())
+    }
+
+    /// Answers the next pings of `class` with these statuses, in order, then as usual.
+    pub fn script(&self, class: Class, statuses: &[u16]) {
+        self.lock()
+            .script
+            .entry(class)
+            .or_default()
+            .extend(statuses.iter().copied());
+    }
+
+    /// Holds every start ping unanswered (recorded at once) until [`Self::release_starts`].
+    pub fn hold_starts(&self) {
+        self.lock().hold_starts = true;
+    }
+
+    /// Answers the held start pings, and every later one at once.
+    pub fn release_starts(&self) {
+        let held = {
+            let mut state = self.lock();
+            state.hold_starts = false;
+            std::mem::take(&mut state.held)
+        };
+        for (index, request, status) in held {
+            let answered = Instant::now();
+            self.lock().pings[index].answered_at = Some(answered);
+            let _ = request.respond(text(status));
+        }
+    }
+
+    pub fn pings(&self) -> Vec<Ping> {
+        self.lock().pings.clone()
+    }
+
+    pub fn starts(&self) -> Vec<Ping> {
+        self.of(|k| k == Kind::Start)
+    }
+
+    pub fn ends(&self) -> Vec<Ping> {
+        self.of(Kind::is_end)
+    }
+
+    fn of(&self, keep: impl Fn(Kind) -> bool) -> Vec<Ping> {
+        self.pings()
+            .into_iter()
+            .filter(|p| p.kind.is_some_and(&keep))
+            .collect()
+    }
+
+    /// The only end ping; fails if there was none or several.
+    pub fn only_end(&self) -> Ping {
+        let ends = self.ends();
+        assert_eq!(
+            ends.len(),
+            1,
+            "expected one end ping, got {:#?}",
+            self.pings()
+        );
+        ends.into_iter().next().unwrap()
+    }
+
+    /// The only start ping; fails if there was none or several.
+    pub fn only_start(&self) -> Ping {
+        let starts = self.starts();
+        assert_eq!(
+            starts.len(),
+            1,
+            "expected one start ping, got {:#?}",
+            self.pings()
+        );
+        starts.into_iter().next().unwrap()
+    }
+
+    /// Whether check `name` exists (known or created).
+    pub fn has_check(&self, name: &str) -> bool {
+        self.lock().checks.contains(name)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap()
+    }
+}
+
+impl Drop for Healthchecks {
+    fn drop(&mut self) {
+        self.release_starts();
+        self.server.unblock();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn text(status: u16) -> Response<std::io::Cursor<Vec<u8>>> {
+    let body = match status {
+        200 => "OK",
+        201 => "Created",
+        400 => "invalid url format",
+        404 => "not found",
+        _ => "error",
+    };
+    Response::from_string(body).with_status_code(StatusCode(status))
+}
+
+/// What a URL asks: the check's name, whether the URL is a slug URL, and the kind.
+fn route(path: &str, checks: &HashSet<String>) -> Option<(String, bool, Kind)> {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let endpoint = |rest: &[&str]| -> Option<Kind> {
+        match rest {
+            [] => Some(Kind::Success),
+            ["start"] => Some(Kind::Start),
+            ["fail"] => Some(Kind::Fail),
+            ["log"] => Some(Kind::Log),
+            [n] if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                n.parse::<u8>().ok().map(Kind::Exit)
+            }
+            _ => None,
+        }
+    };
+    let first = *segments.first()?;
+    if is_uuid(first) || checks.contains(first) {
+        return Some((first.to_owned(), false, endpoint(&segments[1..])?));
+    }
+    if segments.len() >= 2 && is_slug(first) && is_slug(segments[1]) {
+        let name = format!("{first}/{}", segments[1]);
+        return Some((name, true, endpoint(&segments[2..])?));
+    }
+    None
+}
+
+fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+fn handle(mut request: Request, state: &Mutex<State>) {
+    let at = Instant::now();
+    let method = request.method().as_str().to_owned();
+    let url = request.url().to_owned();
+    let (path, query) = match url.split_once('?') {
+        Some((p, q)) => (p.to_owned(), q.to_owned()),
+        None => (url.clone(), String::new()),
+    };
+    let headers = request
+        .headers()
+        .iter()
+        .map(|h| (h.field.as_str().to_string(), h.value.to_string()))
+        .collect();
+    let mut body = Vec::new();
+    let _ = request.as_reader().read_to_end(&mut body);
+    let body_len = body.len();
+    body.truncate(BODY_LIMIT);
+
+    let mut guard = state.lock().unwrap();
+    let st = &mut *guard;
+    let mut ping = Ping {
+        method: method.clone(),
+        path: path.clone(),
+        query,
+        headers,
+        body,
+        body_len,
+        at,
+        answered_at: None,
+        status: 404,
+        kind: None,
+        rid: None,
+        check: None,
+        duration: None,
+    };
+    ping.rid = ping.param("rid");
+    let allowed = matches!(request.method(), Method::Get | Method::Head | Method::Post);
+    let routed = route(&path, &st.checks);
+    let mut status = match (&routed, allowed) {
+        (_, false) => 405,
+        (None, _) => 400,
+        (Some((name, slug, _)), _) => {
+            if st.checks.contains(name) {
+                200
+            } else if *slug && ping.param("create").as_deref() == Some("1") {
+                st.checks.insert(name.clone());
+                201
+            } else {
+                404
+            }
+        }
+    };
+    if let Some((name, _, kind)) = routed {
+        ping.check = Some(name.clone());
+        if ping.rid.as_deref().is_some_and(|r| !is_uuid(r)) {
+            status = 400;
+        } else {
+            ping.kind = Some(kind);
+        }
+        if let Some(class) = ping.kind.and_then(Class::of)
+            && let Some(scripted) = st.script.get_mut(&class).and_then(VecDeque::pop_front)
+        {
+            status = scripted;
+        }
+        if matches!(status, 200 | 201)
+            && let (Some(kind), Some(rid)) = (ping.kind, ping.rid.clone())
+        {
+            if kind == Kind::Start {
+                st.starts.insert((name, rid), at);
+            } else if kind.is_end()
+                && let Some(started) = st.starts.remove(&(name, rid))
+            {
+                ping.duration = Some(at - started);
+            }
+        }
+    }
+    ping.status = status;
+    let hold = ping.kind == Some(Kind::Start) && st.hold_starts;
+    if !hold {
+        ping.answered_at = Some(Instant::now());
+    }
+    st.pings.push(ping);
+    if hold {
+        let index = st.pings.len() - 1;
+        st.held.push((index, request, status));
+        return;
+    }
+    drop(guard);
+    let _ = request.respond(text(status));
+}

@@ -1,0 +1,148 @@
+//! The start ping runs beside the command: a slow or failing start endpoint neither delays
+//! the command nor loses the end, and the end never overtakes its start. Retries of the end.
+
+use std::time::Duration;
+
+use super::server::{Class, Kind};
+use super::{assert_end, assert_start, healthchecks, server};
+use crate::harness::{alive, eventually, read_pid};
+use crate::state::Gate;
+
+/// The start endpoint holds its answer: the command runs at once anyway (its marker is seen
+/// while the start is unanswered), and the end goes out only after the start was answered.
+#[test]
+fn a_slow_start_endpoint_neither_delays_the_command_nor_is_overtaken() {
+    let (hc, url) = server();
+    hc.hold_starts();
+    let dir = tempfile::tempdir().unwrap();
+    let gate = Gate::new(dir.path());
+    let pid_file = dir.path().join("pid");
+    let script = format!(
+        "echo $$ > '{}'; echo started; {}; echo finishing",
+        pid_file.display(),
+        gate.wait_script()
+    );
+    let mut run = healthchecks(&url)
+        .args(["--timeout", "60s", "--", "sh", "-c", &script])
+        .start();
+    run.wait_for("started");
+    assert!(
+        hc.pings().iter().all(|p| p.answered_at.is_none()),
+        "the command started only after the start was answered: {:#?}",
+        hc.pings()
+    );
+    // The start goes out while the command runs.
+    assert!(
+        eventually(Duration::from_secs(10), || !hc.starts().is_empty()),
+        "no start ping while the command runs"
+    );
+    assert!(hc.starts()[0].answered_at.is_none());
+
+    // Let the command end, and wait until crontap-run has reaped it: the end is due now.
+    let pid = read_pid(&pid_file);
+    gate.open();
+    assert!(
+        eventually(Duration::from_secs(10), || !alive(&pid)),
+        "the command never ended"
+    );
+    // An end that overtook the start would arrive within this window.
+    assert!(
+        !eventually(Duration::from_millis(500), || !hc.ends().is_empty()),
+        "the end went out before its start was answered: {:#?}",
+        hc.pings()
+    );
+    hc.release_starts();
+    let out = run.finish();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+
+    let (start, end) = (hc.only_start(), hc.only_end());
+    assert_start(&start);
+    assert_end(&end, "0");
+    assert_eq!(start.rid, end.rid);
+    let answered = start.answered_at.expect("the start was answered");
+    assert!(
+        end.at >= answered,
+        "the end arrived before the start's answer"
+    );
+    assert!(end.duration.is_some());
+}
+
+/// A start endpoint that answers 404 does not stop the end.
+#[test]
+fn a_start_answered_404_still_gets_its_end() {
+    let (hc, url) = server();
+    hc.script(Class::Start, &[404]);
+    let out = healthchecks(&url).sh("echo work; exit 0");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let start = hc.only_start();
+    assert_eq!(start.status, 404, "4xx is final: not retried");
+    let end = hc.only_end();
+    assert_end(&end, "0");
+    assert_eq!(end.status, 200);
+    assert_eq!(end.rid, start.rid);
+}
+
+/// A start endpoint that keeps failing with 500 does not stop the end either, and the
+/// command's status is kept.
+#[test]
+fn a_start_answered_500_still_gets_its_end() {
+    let (hc, url) = server();
+    hc.script(Class::Start, &[500; 12]);
+    let out = healthchecks(&url)
+        .args(["--ping-retries", "1"])
+        .sh("echo work; exit 5");
+    assert_eq!(out.code, 5, "{}", out.stderr);
+    let starts = hc.starts();
+    assert!(
+        (1..=2).contains(&starts.len()),
+        "at most --ping-retries 1 retry: {starts:#?}"
+    );
+    assert!(starts.iter().all(|s| s.status == 500));
+    let end = hc.only_end();
+    assert_end(&end, "5");
+    assert_eq!(end.status, 200);
+    assert!(end.at >= starts.last().unwrap().answered_at.unwrap());
+}
+
+/// The end is retried on 5xx like a crontap ping; the exit status is unchanged and the
+/// retried request is the same.
+#[test]
+fn an_end_answered_503_is_retried() {
+    let (hc, url) = server();
+    hc.script(Class::End, &[503]);
+    let out = healthchecks(&url)
+        .args(["--ping-retries", "2"])
+        .sh("echo 'step failed' >&2; exit 3");
+    assert_eq!(out.code, 3);
+    assert_eq!(
+        out.stderr, "step failed\n",
+        "a delivered end prints nothing"
+    );
+    assert_start(&hc.only_start());
+    let ends = hc.ends();
+    assert_eq!(ends.len(), 2, "{ends:#?}");
+    assert_eq!(ends[0].status, 503);
+    assert_eq!(ends[1].status, 200);
+    for end in &ends {
+        assert_end(end, "3");
+        assert_eq!(end.kind, Some(Kind::Exit(3)));
+    }
+    assert_eq!(ends[0].rid, ends[1].rid);
+    assert_eq!(ends[0].body, ends[1].body);
+}
+
+/// An end that is never accepted is given up after `--ping-retries`, naming the host on
+/// one stderr line; the job's status stands.
+#[test]
+fn an_end_that_keeps_failing_is_given_up() {
+    let (hc, url) = server();
+    hc.script(Class::End, &[502; 5]);
+    let out = healthchecks(&url)
+        .args(["--ping-retries", "1"])
+        .sh("exit 0");
+    assert_eq!(out.code, 0);
+    assert_eq!(hc.ends().len(), 2);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains(&hc.host()), "{}", out.stderr);
+    assert!(out.stderr.contains("502"), "{}", out.stderr);
+}

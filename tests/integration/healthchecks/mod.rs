@@ -10,6 +10,7 @@ mod body;
 mod check;
 mod ends;
 mod options;
+mod receiver;
 pub mod server;
 mod start;
 

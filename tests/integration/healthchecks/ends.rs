@@ -249,3 +249,23 @@ fn an_unknown_check_changes_nothing_but_a_line_on_stderr() {
     assert!(out.stderr.contains(&hc.host()), "{}", out.stderr);
     assert!(out.stderr.contains("404"), "{}", out.stderr);
 }
+
+/// `--dry-run` sends nothing and shows both requests, the URL redacted.
+#[test]
+fn dry_run_shows_the_start_and_the_end() {
+    let (hc, url) = server();
+    let out = healthchecks(&url).arg("--dry-run").sh("exit 3");
+    assert_eq!(out.code, 3);
+    assert!(hc.pings().is_empty(), "{:#?}", hc.pings());
+    let host = hc.host();
+    assert!(
+        out.stderr.contains(&format!("GET http://{host}/…/start")),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!("POST http://{host}/…/3")),
+        "{}",
+        out.stderr
+    );
+}

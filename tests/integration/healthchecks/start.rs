@@ -146,3 +146,22 @@ fn an_end_that_keeps_failing_is_given_up() {
     assert!(out.stderr.contains(&hc.host()), "{}", out.stderr);
     assert!(out.stderr.contains("502"), "{}", out.stderr);
 }
+
+/// A start endpoint that never answers: crontap-run still ends within the ping budget, with
+/// the command's status.
+#[test]
+fn a_start_that_never_answers_is_bounded_by_the_budget() {
+    let (hc, url) = server();
+    hc.hold_starts();
+    let out = healthchecks(&url)
+        .args(["--ping-timeout", "1s", "--ping-budget", "3s"])
+        .sh("echo work; exit 6");
+    assert_eq!(out.code, 6, "{}", out.stderr);
+    assert!(
+        out.elapsed < Duration::from_secs(10),
+        "took {:?}",
+        out.elapsed
+    );
+    assert!(!hc.starts().is_empty(), "no start was sent");
+    hc.release_starts();
+}

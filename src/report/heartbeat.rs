@@ -195,7 +195,10 @@ impl HeartbeatUrl {
                 !piece.is_empty() && !added.iter().any(|a| a.split('=').next() == Some(key))
             });
         let query: Vec<&str> = kept.chain(added.iter().map(String::as_str)).collect();
-        url.set_query(Some(&query.join("&")));
+        match query.is_empty() {
+            true => url.set_query(None),
+            false => url.set_query(Some(&query.join("&"))),
+        }
         url
     }
 
@@ -307,6 +310,28 @@ mod tests {
         for (base, fail) in cases {
             assert_eq!(url(base).failure("x").as_str(), fail, "{base}");
         }
+    }
+
+    #[test]
+    fn endpoints_add_a_segment_and_replace_what_they_set() {
+        let cases = [
+            ("https://h/uuid", "https://h/uuid/0"),
+            ("https://h/uuid/", "https://h/uuid/0"),
+            (
+                "https://h/key/slug?create=1",
+                "https://h/key/slug/0?create=1",
+            ),
+            ("https://h/uuid?", "https://h/uuid/0"),
+        ];
+        for (base, end) in cases {
+            assert_eq!(url(base).endpoint("0", &[]).as_str(), end, "{base}");
+        }
+        assert_eq!(
+            url("https://h/u?rid=old&create=1")
+                .endpoint("start", &[("rid", "r 1")])
+                .as_str(),
+            "https://h/u/start?create=1&rid=r%201"
+        );
     }
 
     #[test]

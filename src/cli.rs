@@ -11,12 +11,14 @@ use std::time::Duration;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-/// Run a scheduled command and report its outcome to a Crontap heartbeat URL.
+/// Run a scheduled command and report its outcome to a heartbeat URL (Crontap or
+/// Healthchecks).
 ///
 /// The command runs directly (no shell; as with execvp(3), a file without a `#!` line runs
 /// with /bin/sh), its output passes through unchanged, and crontap-run exits with the
 /// command's own status. On success it sends one GET to the heartbeat URL; on failure one
-/// GET to `<url>/fail?msg=<summary>`, the summary scrubbed of secrets.
+/// GET to `<url>/fail?msg=<summary>`, the summary scrubbed of secrets (see --protocol for
+/// Healthchecks).
 #[derive(Debug, Parser)]
 #[command(
     name = "crontap-run",
@@ -68,6 +70,37 @@ pub struct CheckArgs {
     /// Deadline of each step: DNS, connect, TLS, and the request.
     #[arg(long, value_name = "DUR", default_value = "10s", value_parser = duration)]
     pub ping_timeout: Duration,
+
+    #[command(flatten)]
+    pub report: ProtocolArgs,
+}
+
+/// How runs are reported: the protocol and what goes with every request.
+#[derive(Debug, Args)]
+pub struct ProtocolArgs {
+    /// How the run is reported: `crontap` (a GET, or `<url>/fail?msg=…`), `healthchecks`
+    /// (a start ping beside the command, then `<url>/<exit status>` with the scrubbed
+    /// output tail as the body), or `auto`: healthchecks for hc-ping.com, else crontap.
+    #[arg(
+        long,
+        value_name = "auto|crontap|healthchecks",
+        env = "CRONTAP_PROTOCOL",
+        value_enum,
+        default_value_t = ProtocolChoice::Auto
+    )]
+    pub protocol: ProtocolChoice,
+
+    /// Extra request header on every ping, `Name: value` (repeatable), e.g. a Cloudflare
+    /// Access service token. `@PATH` reads headers from a file, one per line, so that the
+    /// value is not on the command line. Values are secrets: never printed.
+    #[arg(long, value_name = "'NAME: VALUE'|@PATH")]
+    pub header: Vec<String>,
+
+    /// Longest request body (healthchecks: the summary, then the scrubbed output tail), in
+    /// bytes; 0 sends none.
+    #[arg(long, value_name = "BYTES", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(0..=1_048_576))]
+    pub body_max: u32,
 }
 
 #[derive(Debug, Args)]
@@ -138,6 +171,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 256,
           value_parser = clap::value_parser!(u16).range(32..=2048))]
     pub msg_max: u16,
+
+    #[command(flatten)]
+    pub report: ProtocolArgs,
 
     /// Run the command again after a failure, up to N more times (0 to 5).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=5))]
@@ -283,6 +319,15 @@ impl StateUrlArgs {
         self.url_on_command_line = typed("state_url");
         self.file_on_command_line = typed("state_url_file");
     }
+}
+
+/// `--protocol`: how runs are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolChoice {
+    /// healthchecks for a URL on hc-ping.com, crontap for any other.
+    Auto,
+    Crontap,
+    Healthchecks,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -13,12 +13,16 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 
-use crate::cli::{CheckArgs, Cli, HistoryArgs, OnLeaseLost, OutputMode, RunArgs, StateUrlArgs};
+use crate::cli::{
+    CheckArgs, Cli, HistoryArgs, OnLeaseLost, OutputMode, ProtocolArgs, RunArgs, StateUrlArgs,
+};
 use crate::log;
 use crate::metrics;
 use crate::report::check;
+use crate::report::headers::Headers;
 use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::ping;
+use crate::report::protocol::Kind;
 use crate::run::outcome::SuccessCodes;
 use crate::run::{job_env, retry, supervise};
 use crate::sanitize;
@@ -64,6 +68,12 @@ pub struct Config {
     pub program: OsString,
     pub args: Vec<OsString>,
     pub heartbeat: Heartbeat,
+    /// `--protocol`, decided (`auto` by the URL's host).
+    pub protocol: Kind,
+    /// `--header`: extra headers on every request.
+    pub headers: Headers,
+    /// `--body-max`.
+    pub body_max: usize,
     /// The environment the job inherits: crontap-run's own, in its order, less the
     /// variables it must not see ([`REMOVED_VARS`], `--url-env`'s, the per-run ones).
     pub child_env: Vec<(OsString, OsString)>,
@@ -202,6 +212,7 @@ impl Config {
         let metrics = metrics_target(&args, &command)?;
 
         let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
+        let (protocol, headers) = protocol(&args.report, &heartbeat)?;
         if let Some(url) = &state_url {
             url.warn_if_password_in_ps();
         }
@@ -222,6 +233,8 @@ impl Config {
             program: program.clone(),
             args: args_of_program.to_vec(),
             heartbeat,
+            protocol,
+            body_max: args.report.body_max as usize,
             child_env: env.without(&env_remove),
             limits: supervise::Limits {
                 timeout: args.timeout,
@@ -250,7 +263,9 @@ impl Config {
                 .unwrap_or_default()
                 .into_iter()
                 .chain(env_secrets(env.0.iter().cloned()))
+                .chain(headers.secrets.iter().cloned())
                 .collect(),
+            headers,
             fault: env.fault(),
         })
     }
@@ -290,6 +305,7 @@ pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckCo
         bail!("--ping-timeout must be at most 5m");
     }
     let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
+    let (protocol, headers) = protocol(&args.report, &heartbeat)?;
     // The first of the names that is set, as reqwest reads them.
     let first = |names: [&str; 2]| {
         names.iter().find_map(|name| {
@@ -300,6 +316,8 @@ pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckCo
     let text = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
     Ok(check::CheckConfig {
         heartbeat,
+        protocol,
+        headers,
         fail: args.fail,
         timeout: args.ping_timeout,
         proxy: check::ProxyVars {
@@ -311,6 +329,18 @@ pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckCo
         ssl_cert_file: text("SSL_CERT_FILE"),
         ssl_cert_dir: text("SSL_CERT_DIR"),
     })
+}
+
+/// `--protocol`, decided for the URL, and the `--header` headers.
+fn protocol(args: &ProtocolArgs, heartbeat: &Heartbeat) -> Result<(Kind, Headers)> {
+    let url = match heartbeat {
+        Heartbeat::Configured(url) => Some(url),
+        Heartbeat::Missing(_) => None,
+    };
+    Ok((
+        Kind::choose(args.protocol, url),
+        Headers::parse(&args.header)?,
+    ))
 }
 
 fn retry_policy(args: &RunArgs) -> Result<retry::Policy> {

@@ -54,7 +54,8 @@ fn setup_fault(attempt: u32) -> bool {
     }
 }
 
-/// Runs the command until an attempt succeeds or the retry policy says stop. The panic
+/// Runs the command until an attempt succeeds or the retry policy says stop, calling
+/// `command_started` each time an attempt's command has been spawned. The panic
 /// guard is told as each attempt goes: the end must not race the command's start
 /// ([`guard::still_ours`]), a bug while the command runs is crontap-run's (125), and once
 /// the attempt has ended its status stands, from before its output is drained. An error is
@@ -65,6 +66,7 @@ pub fn run(
     spec: &ChildSpec<'_>,
     limits: Limits,
     policy: &retry::Policy,
+    command_started: &dyn Fn(),
 ) -> Result<Last> {
     // Each attempt reads stdin from where the first one started, when stdin can seek (a
     // file); a pipe is read once, so a later attempt sees only what is left.
@@ -84,7 +86,10 @@ pub fn run(
                 },
                 &Hooks {
                     starting: &guard::still_ours,
-                    started: &guard::command_running,
+                    started: &|| {
+                        guard::command_running();
+                        command_started();
+                    },
                     ended: &|finished| {
                         guard::command_ended(&Verdict::of_attempt(finished, attempt, of))
                     },

@@ -20,7 +20,8 @@ use nix::sys::signal::Signal;
 use crate::lifecycle::attempts::{self, Last};
 use crate::lifecycle::guard;
 use crate::metrics::{self, Counted};
-use crate::report::{Delivered, PingResult, Report, Reporter};
+use crate::report::body::OutputTail;
+use crate::report::{Delivered, PingResult, Reporter, Status};
 use crate::run::hold::Hold;
 use crate::run::outcome::{self, OWN_ERROR};
 use crate::run::supervise::Finished;
@@ -65,13 +66,11 @@ pub struct Verdict {
 pub enum Planned {
     /// None (a skipped run): the reason, for history.
     Nothing(String),
-    Success,
+    /// A success: its summary line (`exit 0 after 2s`), for a protocol that sends one.
+    Success { head: String },
     /// A failure: the summary's head, and the plain summary sent when the full one cannot
     /// be built (a panic while building it).
-    Failure {
-        head: String,
-        plain: String,
-    },
+    Failure { head: String, plain: String },
 }
 
 impl Verdict {
@@ -115,10 +114,26 @@ impl Verdict {
         }
     }
 
+    /// How the end report classes the run: a success, a failure with the status the run
+    /// exits with when that is the command's (or a timeout's, or a lost lease's), else a
+    /// failure with no status.
+    pub fn status(&self) -> Status {
+        match self.report {
+            Planned::Success { .. } => Status::Success,
+            Planned::Failure { .. } | Planned::Nothing(_) if self.command_status => {
+                Status::Failed(self.exit)
+            }
+            Planned::Failure { .. } | Planned::Nothing(_) => Status::Unknown,
+        }
+    }
+
     /// The verdict of a run whose last attempt, `k` of `n`, ended as `finished`.
     pub fn of_attempt(finished: &Finished, k: u32, n: u32) -> Verdict {
         let (result, report) = match (finished.succeeded(), finished.stopped) {
-            (true, _) => (RunResult::Succeeded, Planned::Success),
+            (true, _) => {
+                let head = attempts::head(finished, k, n);
+                (RunResult::Succeeded, Planned::Success { head })
+            }
             (false, stopped) => {
                 let head = attempts::head(finished, k, n);
                 let plain = sanitize::one_line(&head);
@@ -192,9 +207,17 @@ pub struct HistoryTarget {
 pub struct Detail<'a> {
     /// The command's output tails (empty when it did not run); `None`: send the plain
     /// summary.
-    pub tails: Option<(&'a [u8], &'a [u8])>,
+    pub tails: Option<Tails<'a>>,
     /// What the run holds in the state store, when the command ran.
     pub held: Option<Held>,
+}
+
+/// The last bytes of the command's output: each stream's, for the summary, and both in the
+/// order they came, for a body.
+pub struct Tails<'a> {
+    pub stdout: &'a [u8],
+    pub stderr: &'a [u8],
+    pub both: OutputTail<'a>,
 }
 
 /// Who does the steps of an end.
@@ -215,13 +238,23 @@ pub fn conclude(effects: &Effects, end: RunEnd) -> u8 {
         RunEnd::Ran(last, held) => (Some(last), held),
         _ => (None, None),
     };
-    let no_output: &[u8] = &[];
     let tails = match &last {
-        Some(last) => (
-            &last.finished.stdout_tail[..],
-            &last.finished.stderr_tail[..],
-        ),
-        None => (no_output, no_output),
+        Some(last) => Tails {
+            stdout: &last.finished.stdout_tail,
+            stderr: &last.finished.stderr_tail,
+            both: OutputTail {
+                bytes: &last.finished.output_tail.bytes,
+                cut: last.finished.output_tail.cut,
+            },
+        },
+        None => Tails {
+            stdout: &[],
+            stderr: &[],
+            both: OutputTail {
+                bytes: &[],
+                cut: false,
+            },
+        },
     };
     let detail = Detail {
         tails: Some(tails),
@@ -253,7 +286,7 @@ pub fn finish_from(
             Step::State => record_state(detail.held.take(), verdict),
             Step::Output => settle_output(effects.hold.as_ref(), verdict),
             Step::Report => {
-                delivered = report(&effects.reporter, verdict, detail.tails);
+                delivered = report(effects, verdict, detail.tails.as_ref());
                 guard::reported(&delivered);
             }
             Step::History => effects.write_history(verdict, &delivered),
@@ -279,24 +312,26 @@ fn settle_output(hold: Option<&Arc<Hold>>, verdict: &Verdict) {
     let Some(hold) = hold else { return };
     guard::fault_point("output");
     match verdict.report {
-        Planned::Success | Planned::Nothing(_) => hold.drop_all(),
+        Planned::Success { .. } | Planned::Nothing(_) => hold.drop_all(),
         Planned::Failure { .. } => hold.release(),
     }
 }
 
 /// The end report, sent (or printed in a dry run).
-fn report(reporter: &Reporter, verdict: &Verdict, tails: Option<(&[u8], &[u8])>) -> Delivered {
-    let report = match (&verdict.report, tails) {
+fn report(effects: &Effects, verdict: &Verdict, tails: Option<&Tails<'_>>) -> Delivered {
+    let reporter = &effects.reporter;
+    let summary = match (&verdict.report, tails) {
         (Planned::Nothing(_), _) => return Delivered::NONE,
-        (Planned::Success, _) => Report::Success,
-        (Planned::Failure { head, .. }, Some((stdout, stderr))) => {
+        (Planned::Success { head }, _) => sanitize::one_line(head),
+        (Planned::Failure { head, .. }, Some(tails)) => {
             guard::fault_point("summary");
-            Report::Failure(reporter.summary(head, stdout, stderr))
+            reporter.summary(head, tails.stdout, tails.stderr)
         }
-        (Planned::Failure { plain, .. }, None) => Report::Failure(plain.clone()),
+        (Planned::Failure { plain, .. }, None) => plain.clone(),
     };
+    let report = reporter.report(verdict.status(), summary, tails.map(|t| &t.both));
     Delivered {
-        ping: reporter.deliver(&report, guard::handing_over),
+        ping: reporter.deliver(&effects.run_id, &report, guard::handing_over),
         message: report.message(),
     }
 }

@@ -23,6 +23,9 @@
 //! left as a killed crontap-run leaves it (the lock goes with the process, a lease runs
 //! out).
 //!
+//! A panic on a thread whose work the run can do without (the start ping, see
+//! [`side_task`]) abandons that work only: the thread stops and the run goes on.
+//!
 //! A panic on another thread (an output copy, the admission or reaper thread) must not race
 //! the run's own thread to the end. The first panic marks the end as taken over; a later one
 //! on any other thread only stops that thread. The run's thread does each step of the end
@@ -36,7 +39,7 @@
 //! panic at a named point, so the tests can prove all this; release builds have no such
 //! switch.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::ThreadId;
@@ -83,7 +86,11 @@ static REPORT_CLAIMED: AtomicBool = AtomicBool::new(false);
 thread_local! {
     /// This thread is the hook's, finishing the end.
     static FINISHING: Cell<bool> = const { Cell::new(false) };
+    /// This thread does work the run can do without: what it is, and what abandons it.
+    static SIDE_TASK: RefCell<Option<SideTask>> = const { RefCell::new(None) };
 }
+/// Work the run can do without, as [`side_task`] names it: what it is, and what abandons it.
+type SideTask = (&'static str, Box<dyn FnOnce()>);
 /// The fault point the tests asked for (debug builds only).
 static FAULT: OnceLock<String> = OnceLock::new();
 /// The status the hook exits with once it has taken over: a second panic while it finishes
@@ -299,11 +306,24 @@ fn take_over() -> Option<Guard> {
     lock_within(&GUARD, STEP_WAIT)?.take()
 }
 
+/// This thread does `what`, work the run can do without (the start ping): a panic on it
+/// runs `abandon` and stops this thread only, and the run goes on as if the work had failed.
+pub fn side_task(what: &'static str, abandon: impl FnOnce() + 'static) {
+    SIDE_TASK.set(Some((what, Box::new(abandon))));
+}
+
 fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
     let place = info
         .location()
         .map(|l| format!(" at {}:{}", l.file(), l.line()))
         .unwrap_or_default();
+    if let Some((what, abandon)) = SIDE_TASK.take() {
+        say(&format!(
+            "internal error{place}; {what} is abandoned, the run goes on"
+        ));
+        abandon();
+        park_for_good();
+    }
     if FINISHING.get() {
         // The hook's own end failed: exit as the end would have.
         let exit = match EXIT.load(Ordering::SeqCst) {

@@ -75,8 +75,12 @@ pub fn run(config: Config) -> u8 {
     }
     tracing::debug!(run_id = %effects.run_id, "starting the command");
     let spec = child_spec(&config, &effects, held.as_ref());
-    let ran = Supervisor::new(signals.clone(), seen)
-        .and_then(|supervisor| attempts::run(&supervisor, &spec, config.limits, &config.retry));
+    // The protocol's start request goes out beside the command, once it has been spawned.
+    let command_started = || effects.reporter.command_started(&effects.run_id);
+    let ran = Supervisor::new(signals.clone(), seen).and_then(|supervisor| {
+        let limits = config.limits;
+        attempts::run(&supervisor, &spec, limits, &config.retry, &command_started)
+    });
     match ran {
         Ok(last) => {
             // Orphans that end while the run's end is written and sent are reaped too.
@@ -118,11 +122,15 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
                 Heartbeat::Configured(url) => Some(url.clone()),
                 Heartbeat::Missing(_) => None,
             },
+            protocol: config.protocol,
+            headers: config.headers.clone(),
             secrets: config.secrets.clone(),
             msg_max: config.msg_max,
+            body_max: config.body_max,
             policy: config.ping,
             dry_run: config.dry_run,
             signals: signals.clone(),
+            start: Arc::default(),
         },
         history,
         metrics: config.metrics.clone().filter(|_| !config.dry_run),
@@ -151,6 +159,7 @@ fn child_spec<'a>(config: &'a Config, effects: &Effects, held: Option<&Held>) ->
         guarded: held.is_some(),
         hold: effects.hold.clone(),
         lease,
+        both_tail: effects.reporter.output_tail_bytes(),
     }
 }
 

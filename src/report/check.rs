@@ -19,8 +19,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use rustls::pki_types::ServerName;
 
+use crate::report::headers::Headers;
 use crate::report::heartbeat::{Heartbeat, HeartbeatUrl};
 use crate::report::ping;
+use crate::report::protocol::Kind;
 use crate::report::tls::{self, RootSource};
 use crate::run::outcome::HumanDuration;
 use crate::sanitize;
@@ -29,6 +31,10 @@ use crontap_scrub::Known;
 /// What `check` needs, read by `config` from the options and the environment.
 pub struct CheckConfig {
     pub heartbeat: Heartbeat,
+    /// `--protocol`, decided for the URL: which request is sent and how answers read.
+    pub protocol: Kind,
+    /// `--header`: sent with the request.
+    pub headers: Headers,
     /// `--fail`: send the fail ping instead of the success ping.
     pub fail: bool,
     /// `--ping-timeout`: the deadline of each step.
@@ -78,7 +84,12 @@ pub fn run(config: &CheckConfig) -> Result<ExitCode> {
         Heartbeat::Configured(url) => Check {
             config,
             url,
-            secrets: Known::new(url.secrets()),
+            secrets: Known::new(
+                url.secrets()
+                    .into_iter()
+                    .chain(config.headers.secrets.iter().cloned())
+                    .collect::<Vec<_>>(),
+            ),
             out: &mut out,
         }
         .run(),
@@ -308,22 +319,17 @@ impl<W: Write> Check<'_, W> {
 
     /// Sends the real ping; `true` for a 2xx answer.
     fn http(&mut self) -> bool {
-        let target = match self.config.fail {
-            true => {
-                let msg = format!("crontap-run check from {}", hostname());
-                self.say_plain(
-                    "sending",
-                    &format!("GET {}/fail?msg={msg}", self.url.redacted()),
-                );
-                self.url.failure(&msg)
-            }
-            false => {
-                self.say_plain("sending", &format!("GET {}", self.url.redacted()));
-                self.url.success()
-            }
-        };
+        let protocol = self.config.protocol.get();
+        let request = protocol.check(self.url, self.config.fail, &hostname());
+        let shown = format!(
+            "{} ({} protocol)",
+            request.describe(self.url),
+            protocol.name()
+        );
+        self.say_plain("sending", &shown);
         let started = Instant::now();
-        let result = ping::probe(target, self.config.timeout, self.roots_named());
+        let headers = &self.config.headers.map;
+        let result = ping::probe(&request, headers, self.config.timeout, self.roots_named());
         let took = Took(started.elapsed());
         match result {
             Ok(status) if status.is_success() => {
@@ -338,11 +344,7 @@ impl<W: Write> Check<'_, W> {
             Ok(status) => {
                 self.say("HTTP", &format!("{status} in {took}"));
                 let advice = match status.as_u16() {
-                    404 | 410 => {
-                        "the service does not know this URL: the heartbeat may have been \
-                         deleted or its token rotated (rotation invalidates the URL and its \
-                         /fail URL at once); deploy the current URL from the heartbeat's page"
-                    }
+                    404 | 410 => protocol.not_found(),
                     401 | 403 => "the service refused the request: check that the URL is complete",
                     408 | 429 | 500..=599 => {
                         "the service is busy or failing; runs retry this within --ping-budget"

@@ -87,7 +87,7 @@ pub(crate) fn file_source(option: &str, var: &str, path: &Path, from_env: bool) 
 /// of the URL. Errors name `source`, never the contents. The state store's URL file
 /// (`--state-url-file`) is read with it too.
 pub(crate) fn read_url_file(path: &Path, source: &str) -> Result<String> {
-    let text = read_small(path).with_context(|| format!("{source}: cannot read"))?;
+    let text = read_small(path, MAX_URL_FILE).with_context(|| format!("{source}: cannot read"))?;
     let text = String::from_utf8(text)
         .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
@@ -112,9 +112,10 @@ fn is_line_break(c: char) -> bool {
     )
 }
 
-/// Reads a file of at most 8 KiB. Links are followed (a Kubernetes secret volume's files
-/// are links), but only a regular file is read: a FIFO would hold the job back for ever.
-fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
+/// Reads a file of at most `max` bytes. Links are followed (a Kubernetes secret volume's
+/// files are links), but only a regular file is read: a FIFO would hold the job back for
+/// ever.
+pub(crate) fn read_small(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
@@ -125,9 +126,12 @@ fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
         return Err(std::io::Error::other("not a regular file"));
     }
     let mut text = Vec::new();
-    file.take(MAX_URL_FILE + 1).read_to_end(&mut text)?;
-    if text.len() as u64 > MAX_URL_FILE {
-        return Err(std::io::Error::other("larger than 8 KiB, not a URL"));
+    file.take(max + 1).read_to_end(&mut text)?;
+    if text.len() as u64 > max {
+        return Err(std::io::Error::other(format!(
+            "larger than {} KiB, too large for what it should hold",
+            max / 1024
+        )));
     }
     Ok(text)
 }
@@ -166,10 +170,21 @@ impl HeartbeatUrl {
     /// `<url>/fail?<existing query>&msg=<msg>`: one slash whatever the path ends with; empty
     /// query pieces and an existing `msg` are dropped.
     pub fn failure(&self, msg: &str) -> Url {
+        self.endpoint("fail", &[("msg", msg)])
+    }
+
+    /// `<url>/<segment>?<existing query>&<added>`: the path gets one slash and `segment`
+    /// whatever it ends with, the query keeps its pieces but empty ones and those of a name
+    /// `added` sets, and each added value is percent-encoded.
+    pub fn endpoint(&self, segment: &str, added: &[(&str, &str)]) -> Url {
         let mut url = self.url.clone();
         // set_path keeps existing escapes (`%2F` stays `%2F`).
-        url.set_path(&format!("{}/fail", self.url.path().trim_end_matches('/')));
-        let msg = format!("msg={}", utf8_percent_encode(msg, QUERY_VALUE));
+        let path = self.url.path().trim_end_matches('/');
+        url.set_path(&format!("{path}/{segment}"));
+        let added: Vec<String> = added
+            .iter()
+            .map(|(name, value)| format!("{name}={}", utf8_percent_encode(value, QUERY_VALUE)))
+            .collect();
         let kept = self
             .url
             .query()
@@ -177,10 +192,13 @@ impl HeartbeatUrl {
             .split('&')
             .filter(|piece| {
                 let key = piece.split('=').next().unwrap_or_default();
-                !piece.is_empty() && key != "msg"
+                !piece.is_empty() && !added.iter().any(|a| a.split('=').next() == Some(key))
             });
-        let query: Vec<&str> = kept.chain([msg.as_str()]).collect();
-        url.set_query(Some(&query.join("&")));
+        let query: Vec<&str> = kept.chain(added.iter().map(String::as_str)).collect();
+        match query.is_empty() {
+            true => url.set_query(None),
+            false => url.set_query(Some(&query.join("&"))),
+        }
         url
     }
 
@@ -292,6 +310,28 @@ mod tests {
         for (base, fail) in cases {
             assert_eq!(url(base).failure("x").as_str(), fail, "{base}");
         }
+    }
+
+    #[test]
+    fn endpoints_add_a_segment_and_replace_what_they_set() {
+        let cases = [
+            ("https://h/uuid", "https://h/uuid/0"),
+            ("https://h/uuid/", "https://h/uuid/0"),
+            (
+                "https://h/key/slug?create=1",
+                "https://h/key/slug/0?create=1",
+            ),
+            ("https://h/uuid?", "https://h/uuid/0"),
+        ];
+        for (base, end) in cases {
+            assert_eq!(url(base).endpoint("0", &[]).as_str(), end, "{base}");
+        }
+        assert_eq!(
+            url("https://h/u?rid=old&create=1")
+                .endpoint("start", &[("rid", "r 1")])
+                .as_str(),
+            "https://h/u/start?create=1&rid=r%201"
+        );
     }
 
     #[test]

@@ -1,28 +1,46 @@
-//! Telling the heartbeat service how a run went: the success ping, or the failure ping with
-//! its summary; printed instead of sent in a dry run.
+//! Telling the heartbeat service how a run went, by the run's protocol; printed instead of
+//! sent in a dry run.
 //!
-//! [`heartbeat`] reads and validates the URL and builds the URLs sent; [`summary`] writes the
-//! failure message; [`ping`] sends one GET with retries inside a time budget, over the TLS
-//! set up by [`tls`]. [`Reporter`] ties them together for one run.
+//! [`heartbeat`] reads and validates the URL and builds the URLs sent; [`protocol`] says
+//! which requests a protocol sends, one file each ([`crontap`], [`healthchecks`]); what
+//! every protocol shares is here and beside it: [`summary`] writes the summary line,
+//! [`body`] the request body, [`headers`] holds `--header`, [`start`] sends a start request
+//! beside the command, and [`ping`] sends one request with retries inside a time budget,
+//! over the TLS set up by [`tls`]. [`Reporter`] ties them together for one run.
 //!
 //! The invariant this wing keeps: nothing in it can change crontap-run's exit status or hold
-//! up the command. It is reached only after the command ended (or could not start), every
-//! failure here ends as a [`PingResult`] and a log line, and the URL never appears in
-//! anything it prints.
+//! up the command. A start request goes out beside the command, never before it; the end
+//! report is sent after the command ended (or could not start) and after the start, within
+//! one ping budget; every failure here ends as a [`PingResult`] and at most one log line,
+//! and neither the URL nor a header value appears in anything it prints.
 
+pub mod body;
 pub mod check;
+pub mod crontap;
+pub mod headers;
+pub mod healthchecks;
 pub mod heartbeat;
 pub(crate) mod ping;
+pub mod protocol;
+pub(crate) mod start;
 pub mod summary;
 pub(crate) mod tls;
 
 use std::io::{self, Write};
+use std::sync::Arc;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::run::signals::{self, SignalLog};
+use crate::sanitize;
+use body::OutputTail;
 use crontap_scrub::Scrubber;
+use headers::Headers;
 use heartbeat::HeartbeatUrl;
+use protocol::Request;
+pub use protocol::{Kind, Report, Status};
+use start::Start;
 
 /// What became of a run's ping, as history records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,23 +82,43 @@ impl Delivered {
     };
 }
 
-/// Reports the runs of one invocation: where to, within which limits, and what to scrub.
-/// It owns what it needs, so that the panic guard can send a report too.
+/// Reports the runs of one invocation: where to, by which protocol, within which limits,
+/// and what to scrub. It owns what it needs, so that the panic guard can send a report too.
 pub struct Reporter {
     /// `None` when no URL is configured: nothing is sent.
     pub url: Option<HeartbeatUrl>,
+    pub protocol: Kind,
+    /// `--header`: sent with every request.
+    pub headers: Headers,
     /// Secrets crontap-run holds besides the URL's own parts (the state store's
-    /// credentials, values of secret-looking variables in its environment).
+    /// credentials, values of secret-looking variables in its environment, header values).
     pub secrets: Vec<String>,
     pub msg_max: usize,
+    /// `--body-max`, for a protocol that sends a body.
+    pub body_max: usize,
     pub policy: ping::Policy,
     pub dry_run: bool,
     /// Consulted when sending: once crontap-run was told to stop, the delivery gets only
     /// the shutdown budget.
     pub signals: SignalLog,
+    /// The run's start request, for a protocol that has one.
+    pub start: Arc<Start>,
 }
 
+/// Bytes of the output tail kept beyond `--body-max`: its first line is dropped as a
+/// likely part of one, and scrubbing and escapes change the length.
+const BODY_MARGIN: usize = 4096;
+
 impl Reporter {
+    /// How many of the output's last bytes (both streams together) the end report needs:
+    /// none for a protocol that sends no body.
+    pub fn output_tail_bytes(&self) -> usize {
+        match self.protocol.get().body() && self.body_max > 0 {
+            true => self.body_max * 2 + BODY_MARGIN,
+            false => 0,
+        }
+    }
+
     /// The failure summary: `head` (`exit 3 after 2s (attempt 2 of 3)`, `not run: …`) and
     /// the last meaningful line of the command's output, scrubbed, on one line, bounded by
     /// `--msg-max`.
@@ -94,19 +132,122 @@ impl Reporter {
         )
     }
 
-    /// Sends `report`, or prints it in a dry run. `handing_over` is asked the moment before
-    /// the request goes out (or is printed), after which it may have been sent: `false`
-    /// means it must not be, and nothing is.
-    pub fn deliver(&self, report: &Report, handing_over: impl FnOnce() -> bool) -> PingResult {
-        match &self.url {
+    /// The end report: `summary` with the body made from `output`, for a protocol that
+    /// sends one.
+    pub fn report(
+        &self,
+        status: Status,
+        summary: String,
+        output: Option<&OutputTail<'_>>,
+    ) -> Report {
+        let body = self.protocol.get().body().then(|| {
+            let none = OutputTail {
+                bytes: &[],
+                cut: false,
+            };
+            let output = output.unwrap_or(&none);
+            body::build(&summary, output, &self.scrubber(), self.body_max)
+        });
+        Report {
+            status,
+            summary,
+            body,
+        }
+    }
+
+    /// The command of run `run_id` has started: sends the protocol's start request beside
+    /// it, once per run (a dry run prints it). Returns at once.
+    pub fn command_started(&self, run_id: &str) {
+        let url = self.target();
+        let Some(request) = self.protocol.get().start(&url, run_id) else {
+            return;
+        };
+        if !self.start.claim() {
+            return;
+        }
+        let Some(url) = self.url.clone().filter(|_| !self.dry_run) else {
+            self.print_dry_run(&request, "when the command starts");
+            self.start.settle(PingResult::NotSent);
+            return;
+        };
+        let headers = self.headers.map.clone();
+        let (policy, signals) = (self.policy_now(), self.signals.clone());
+        self.start.send_beside(move || {
+            match ping::send(&request, &headers, policy, &signals) {
+                Ok(_) => PingResult::Sent,
+                Err(err) => {
+                    // Only a debug line: the end report, which follows, says whether the
+                    // service can be reached, in one line.
+                    let reason = Scrubber::new(url.secrets(), []).scrub(&err.to_string());
+                    tracing::debug!("start ping to {} failed: {reason}", url.host());
+                    PingResult::Failed
+                }
+            }
+        });
+    }
+
+    /// Sends `report` of run `run_id`, after the start request if one is under way, all
+    /// within one ping budget; or prints it in a dry run. `handing_over` is asked the
+    /// moment before the request goes out (or is printed), after which it may have been
+    /// sent: `false` means it must not be, and nothing is.
+    pub fn deliver(
+        &self,
+        run_id: &str,
+        report: &Report,
+        handing_over: impl FnOnce() -> bool,
+    ) -> PingResult {
+        let target = self.target();
+        let request = self.protocol.get().end(&target, run_id, report);
+        let url = match &self.url {
             _ if self.dry_run => {
                 if handing_over() {
-                    report.print_dry_run(self.url.as_ref());
+                    self.print_dry_run(&request, "");
                 }
-                PingResult::NotSent
+                return PingResult::NotSent;
             }
-            Some(url) => report.send(url, self.policy_now(), &self.signals, handing_over),
-            None => PingResult::NotConfigured,
+            None => return PingResult::NotConfigured,
+            Some(url) => url,
+        };
+        let policy = self.policy_now();
+        let deadline = Instant::now() + policy.budget;
+        let host = url.host();
+        if !self.start.wait_until(deadline) {
+            tracing::error!(
+                "ping to {host} not sent: the start ping was still under way when the ping \
+                 budget ran out"
+            );
+            return PingResult::Failed;
+        }
+        if !handing_over() {
+            return PingResult::NotSent;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match ping::send(
+            &request,
+            &self.headers.map,
+            policy.within(left),
+            &self.signals,
+        ) {
+            Ok(attempts) => {
+                tracing::debug!(%host, attempts, "heartbeat sent");
+                PingResult::Sent
+            }
+            Err(err) => {
+                // The reason comes from the HTTP stack; scrub it in case it ever quotes the URL.
+                let reason = Scrubber::new(url.secrets(), []).scrub(&err.to_string());
+                tracing::error!("ping to {host} failed: {reason}");
+                PingResult::Failed
+            }
+        }
+    }
+
+    /// The URL requests are built for, and how a dry run names it: a placeholder when none
+    /// is configured (a dry run still shows what would be sent).
+    fn target(&self) -> HeartbeatUrl {
+        match &self.url {
+            Some(url) => url.clone(),
+            None => HeartbeatUrl::parse("https://heartbeat.invalid", "placeholder")
+                .expect("a valid URL"),
         }
     }
 
@@ -134,71 +275,31 @@ impl Reporter {
         exact.extend_from_slice(&self.secrets);
         Scrubber::new(exact, [])
     }
-}
 
-/// What is sent for a run: nothing extra on success, the summary on failure.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Report {
-    Success,
-    Failure(String),
-}
-
-impl Report {
-    /// The summary sent, as history records it.
-    pub fn message(&self) -> Option<String> {
-        match self {
-            Report::Success => None,
-            Report::Failure(msg) => Some(msg.clone()),
-        }
-    }
-
-    fn send(
-        &self,
-        url: &HeartbeatUrl,
-        policy: ping::Policy,
-        stop: &SignalLog,
-        handing_over: impl FnOnce() -> bool,
-    ) -> PingResult {
-        let target = match self {
-            Report::Success => url.success(),
-            Report::Failure(msg) => url.failure(msg),
-        };
-        let host = url.host();
-        if !handing_over() {
-            return PingResult::NotSent;
-        }
-        match ping::send(target, policy, stop) {
-            Ok(attempts) => {
-                tracing::debug!(%host, attempts, "heartbeat sent");
-                PingResult::Sent
-            }
-            Err(err) => {
-                // The reason comes from the HTTP stack; scrub it in case it ever quotes the URL.
-                let reason = Scrubber::new(url.secrets(), []).scrub(&err.to_string());
-                tracing::error!("ping to {host} failed: {reason}");
-                PingResult::Failed
-            }
-        }
-    }
-
-    /// Prints the request that would have been sent, the URL shown as `scheme://host/…` and
-    /// the message in clear.
-    fn print_dry_run(&self, url: Option<&HeartbeatUrl>) {
-        let (base, note) = match url {
+    /// Prints the request that would have been sent, `when` it would have been, the URL
+    /// shown as `scheme://host/…`, the summary in clear, and the body below it.
+    fn print_dry_run(&self, request: &Request, when: &str) {
+        let (base, note) = match &self.url {
             Some(url) => (url.redacted(), ""),
             None => (
                 "<heartbeat URL>".to_owned(),
                 " (no heartbeat URL configured)",
             ),
         };
-        let request = match self {
-            Report::Success => format!("GET {base}"),
-            Report::Failure(msg) => format!("GET {base}/fail?msg={msg}"),
+        let when = match when {
+            "" => String::new(),
+            when => format!(" {when}"),
         };
+        let line = format!("{} {base}{}", request.method, request.shown);
+        let mut text =
+            format!("crontap-run: dry run{note}, nothing sent; would send{when}: {line}\n");
+        if let Some(body) = request.body.as_deref().filter(|b| !b.is_empty()) {
+            text.push_str("crontap-run: with the body:\n");
+            for body_line in body.lines() {
+                text.push_str(&format!("  {}\n", sanitize::one_line(body_line)));
+            }
+        }
         // A closed stderr is no reason to fail the run.
-        let _ = writeln!(
-            io::stderr(),
-            "crontap-run: dry run{note}, nothing sent; would send: {request}"
-        );
+        let _ = io::stderr().write_all(text.as_bytes());
     }
 }

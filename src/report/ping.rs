@@ -1,16 +1,20 @@
-//! The heartbeat client: one GET, retried on transient failures within a time budget.
+//! The heartbeat client: one request, retried on transient failures within a time budget.
 //!
 //! Every attempt has one deadline covering DNS, connect, TLS and the response headers.
 //! Network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
 //! jitter (about 1 s, 2 s, 4 s …), or after the server's `Retry-After` (seconds or an
-//! HTTP date) when that fits in what is left of the budget. Any other status is final; 2xx is success. Errors
-//! here never carry the URL: reqwest's are stripped of it and the rest only name the host.
+//! HTTP date) when that fits in what is left of the budget. Any other status is final; 2xx
+//! is success. Errors here never carry the URL: reqwest's are stripped of it and the rest
+//! only name the host. The `--header` headers go with every attempt, and a redirect to
+//! another origin is refused when there are any, since they are credentials for this one.
 
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
+use reqwest::header::HeaderMap;
 use reqwest::{Client, StatusCode, Url, header, redirect};
 
+use crate::report::protocol::{Method, Request};
 use crate::report::tls;
 use crate::run::outcome::HumanDuration;
 use crate::run::signals::{self, SignalLog};
@@ -75,9 +79,14 @@ enum AttemptError {
     Final(String),
 }
 
-/// Sends one GET to `url`, retrying per `policy`, cut down to the shutdown budget if `stop`
-/// records a stop request meanwhile. Returns the number of attempts made.
-pub fn send(url: Url, policy: Policy, stop: &SignalLog) -> Result<u32, PingError> {
+/// Sends `request` with `headers`, retrying per `policy`, cut down to the shutdown budget if
+/// `stop` records a stop request meanwhile. Returns the number of attempts made.
+pub fn send(
+    request: &Request,
+    headers: &HeaderMap,
+    policy: Policy,
+    stop: &SignalLog,
+) -> Result<u32, PingError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -86,7 +95,7 @@ pub fn send(url: Url, policy: Policy, stop: &SignalLog) -> Result<u32, PingError
             attempts: 0,
         })?;
     let result = runtime.block_on(async {
-        let delivery = deliver(url, policy);
+        let delivery = deliver(request, headers, policy);
         tokio::pin!(delivery);
         tokio::select! {
             result = &mut delivery => result,
@@ -107,19 +116,21 @@ pub fn send(url: Url, policy: Policy, stop: &SignalLog) -> Result<u32, PingError
     result
 }
 
-async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
+async fn deliver(request: &Request, headers: &HeaderMap, policy: Policy) -> Result<u32, PingError> {
     let deadline = Instant::now() + policy.budget;
-    let client = client(url.scheme() == "https", policy.roots_named).map_err(|e| PingError {
-        reason: format!("{e:#}"),
-        attempts: 0,
-    })?;
+    let client =
+        client(&request.url, policy.roots_named, !headers.is_empty()).map_err(|e| PingError {
+            reason: format!("{e:#}"),
+            attempts: 0,
+        })?;
     let mut attempt = 0;
     loop {
         attempt += 1;
         let remaining = deadline.saturating_duration_since(Instant::now());
         let limit = policy.timeout.min(remaining);
         let started = Instant::now();
-        let result = match tokio::time::timeout(limit, client.get(url.clone()).send()).await {
+        let sent = build(&client, request, headers).send();
+        let result = match tokio::time::timeout(limit, sent).await {
             Err(_) => Err(AttemptError::Retryable {
                 reason: format!("no response within {}", HumanDuration(limit)),
                 retry_after: None,
@@ -170,16 +181,38 @@ async fn deliver(url: Url, policy: Policy) -> Result<u32, PingError> {
     }
 }
 
-/// One GET to `url` with no retry, for `crontap-run check`: the status, or why there was
-/// none (never quoting the URL).
-pub fn probe(url: Url, timeout: Duration, roots_named: bool) -> Result<StatusCode, String> {
+/// One attempt's request: the method, the extra headers, and the body as plain text.
+fn build(client: &Client, request: &Request, headers: &HeaderMap) -> reqwest::RequestBuilder {
+    let builder = match request.method {
+        Method::Get => client.get(request.url.clone()),
+        Method::Post => client.post(request.url.clone()),
+    };
+    let builder = builder.headers(headers.clone());
+    match &request.body {
+        Some(body) => builder
+            .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+            .body(body.clone()),
+        None => builder,
+    }
+}
+
+/// One request with no retry, for `crontap-run check`: the status, or why there was none
+/// (never quoting the URL).
+pub fn probe(
+    request: &Request,
+    headers: &HeaderMap,
+    timeout: Duration,
+    roots_named: bool,
+) -> Result<StatusCode, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the network runtime: {e}"))?;
     let result = runtime.block_on(async {
-        let client = client(url.scheme() == "https", roots_named).map_err(|e| format!("{e:#}"))?;
-        match tokio::time::timeout(timeout, client.get(url).send()).await {
+        let client =
+            client(&request.url, roots_named, !headers.is_empty()).map_err(|e| format!("{e:#}"))?;
+        let sent = build(&client, request, headers).send();
+        match tokio::time::timeout(timeout, sent).await {
             Err(_) => Err(format!("no response within {}", HumanDuration(timeout))),
             Ok(Err(err)) => Err(classify_error(err).to_string()),
             Ok(Ok(response)) => Ok(response.status()),
@@ -189,13 +222,17 @@ pub fn probe(url: Url, timeout: Duration, roots_named: bool) -> Result<StatusCod
     result
 }
 
-fn client(https: bool, roots_named: bool) -> anyhow::Result<Client> {
+/// A client for requests to `url`. `credentials`: the requests carry `--header` values, so
+/// a redirect may not take them to another origin (reqwest drops only the headers it knows
+/// to be credentials, such as `Authorization`).
+fn client(url: &Url, roots_named: bool, credentials: bool) -> anyhow::Result<Client> {
+    let https = url.scheme() == "https";
     // An http-only client gets an empty TLS configuration: no certificates are read for it.
-    let tls = if https {
-        tls::with_roots(roots_named)?
-    } else {
-        tls::without_roots()?
+    let tls = match https {
+        true => tls::shared_with_roots(roots_named)?,
+        false => tls::without_roots()?,
     };
+    let origin = url.origin();
     let policy = redirect::Policy::custom(move |attempt| {
         let to_https = attempt.url().scheme() == "https";
         if attempt.previous().len() >= MAX_REDIRECTS {
@@ -205,6 +242,10 @@ fn client(https: bool, roots_named: bool) -> anyhow::Result<Client> {
             attempt.error("redirected from https to http; refused")
         } else if !https && to_https {
             attempt.error("redirected to https; configure the https URL instead")
+        } else if credentials && attempt.url().origin() != origin {
+            attempt.error(
+                "redirected to another host; refused, as the --header values are for this one",
+            )
         } else {
             attempt.follow()
         }

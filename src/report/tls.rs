@@ -5,7 +5,7 @@
 //! certificates. Nothing here runs for an `http` URL except [`without_roots`], an empty
 //! placeholder that reqwest requires and that reads no certificate.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 use rustls::{ClientConfig, RootCertStore};
@@ -24,6 +24,19 @@ pub enum RootSource {
 /// a warning.
 pub fn with_roots(named: bool) -> Result<ClientConfig> {
     build(roots(named).0)
+}
+
+/// [`with_roots`], read once per process: a run that sends a start and an end reads the
+/// system's certificates once.
+pub fn shared_with_roots(named: bool) -> Result<ClientConfig> {
+    static READ: Mutex<Option<ClientConfig>> = Mutex::new(None);
+    let mut read = READ.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(config) = &*read {
+        return Ok(config.clone());
+    }
+    let config = with_roots(named)?;
+    *read = Some(config.clone());
+    Ok(config)
 }
 
 /// The system's roots, else the bundled ones, and which they are; `named` as for

@@ -4,14 +4,14 @@
 
 use std::io::{self, PipeWriter};
 use std::os::fd::AsFd;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::run::hold::{Hold, Which};
 use crate::run::outcome::SuccessCodes;
 use crate::run::signals::SignalLog;
 use crate::run::supervise::{Finished, Hooks};
-use crate::run::tee::{self, Sink, Stream, Tee};
+use crate::run::tee::{self, Sink, Stream, Tail, Tee};
 use crate::run::watch::Ending;
 
 /// How long to keep reading output after the command exited: a background process it left
@@ -25,16 +25,19 @@ pub struct Output {
     pub copies: Copies,
 }
 
-/// One copy per stream: blocking reads, no `poll`.
+/// One copy per stream: blocking reads, no `poll`; and the tail they share, if kept.
 pub struct Copies {
     stdout: Tee,
     stderr: Tee,
+    both: Option<Arc<Mutex<Tail>>>,
 }
 
 impl Output {
     /// The pipes of an attempt, and their copies to crontap-run's stdout and stderr, or
-    /// into `hold` when there is one.
-    pub fn start(hold: Option<&Arc<Hold>>) -> io::Result<Output> {
+    /// into `hold` when there is one; with a shared tail of both streams' last `both_tail`
+    /// bytes, in the order they arrive, unless that is 0.
+    pub fn start(hold: Option<&Arc<Hold>>, both_tail: usize) -> io::Result<Output> {
+        let both = (both_tail > 0).then(|| Arc::new(Mutex::new(Tail::new(both_tail))));
         let (stdout_r, stdout_w) = io::pipe()?;
         let (stderr_r, stderr_w) = io::pipe()?;
         let sink = |which: Which| -> io::Result<Sink> {
@@ -50,15 +53,21 @@ impl Output {
         let stdout = Tee::start(Stream {
             source: stdout_r.into(),
             sink: sink(Which::Stdout)?,
+            both: both.clone(),
         })?;
         let stderr = Tee::start(Stream {
             source: stderr_r.into(),
             sink: sink(Which::Stderr)?,
+            both: both.clone(),
         })?;
         Ok(Output {
             stdout_w,
             stderr_w,
-            copies: Copies { stdout, stderr },
+            copies: Copies {
+                stdout,
+                stderr,
+                both,
+            },
         })
     }
 }
@@ -86,6 +95,7 @@ impl Copies {
             elapsed,
             stdout_tail: Vec::new(),
             stderr_tail: Vec::new(),
+            output_tail: tee::Kept::default(),
             stopped: ending.stopped,
             killed_after: ending.killed_after,
             termination_forwarded: ending.termination_forwarded,
@@ -96,6 +106,9 @@ impl Copies {
         let mut tails = tails.into_iter();
         finished.stdout_tail = tails.next().unwrap_or_default();
         finished.stderr_tail = tails.next().unwrap_or_default();
+        if let Some(both) = &self.both {
+            finished.output_tail = both.lock().unwrap_or_else(PoisonError::into_inner).kept();
+        }
         finished
     }
 }

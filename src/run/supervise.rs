@@ -38,6 +38,7 @@ use crate::run::outcome::{HumanDuration, Outcome, SuccessCodes};
 use crate::run::output::{Copies, Output};
 use crate::run::reap;
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
+use crate::run::tee::Kept;
 use crate::run::terminal::{self, Terminal};
 use crate::run::watch::{Ending, Event, Stop, Watch};
 
@@ -63,6 +64,9 @@ pub struct ChildSpec<'a> {
     /// sure not to run out while it runs, moved forward by each renewal. If it comes near,
     /// the command is stopped ([`Outcome::LeaseLost`]).
     pub lease: Option<watch::Receiver<LeaseDeadline>>,
+    /// How many of the last bytes of both streams together to keep, for a request body
+    /// (0: none).
+    pub both_tail: usize,
 }
 
 /// What the caller is told of an attempt as it goes, the moment each happens.
@@ -108,6 +112,9 @@ pub struct Finished {
     pub elapsed: Duration,
     pub stdout_tail: Vec<u8>,
     pub stderr_tail: Vec<u8>,
+    /// The last bytes of both streams in the order they came, when the run keeps them
+    /// ([`ChildSpec::both_tail`]).
+    pub output_tail: Kept,
     /// The first stop request (SIGTERM, SIGINT, SIGQUIT) crontap-run passed on while the
     /// command could still act on it: whatever the command then did, the run was stopped,
     /// not completed. Decided once, by the supervisor, from the signal log.
@@ -353,7 +360,8 @@ fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
         stdout_w,
         stderr_w,
         copies,
-    } = Output::start(spec.hold.as_ref()).context("cannot set up the command's output")?;
+    } = Output::start(spec.hold.as_ref(), spec.both_tail)
+        .context("cannot set up the command's output")?;
     let terminal = Terminal::detect();
     let claim_terminal = terminal.is_some_and(|t| t.in_foreground());
     let mut command = Command::new(spec.program);

@@ -48,10 +48,12 @@ const STOP_DRAIN: Duration = Duration::from_millis(500);
 /// job ended is a few MiB at most, so a reader this slow is stuck.
 pub const STUCK_READER: Duration = Duration::from_secs(60);
 
-/// One pipe to copy: the command's end to read, and where its bytes go.
+/// One pipe to copy: the command's end to read, where its bytes go, and the tail both
+/// streams share, if the run keeps one (for a request body).
 pub struct Stream {
     pub source: OwnedFd,
     pub sink: Sink,
+    pub both: Option<Arc<Mutex<Tail>>>,
 }
 
 /// Where a copy writes what it reads.
@@ -80,7 +82,6 @@ pub struct Tee {
     in_flight: u64,
 }
 
-#[derive(Default)]
 struct Shared {
     tail: Tail,
     bytes_read: u64,
@@ -108,7 +109,12 @@ impl Tee {
             nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_SIZE),
         );
         let in_flight = pipe_capacity(&stream.source) + CHUNK as u64;
-        let shared = Arc::new(Mutex::new(Shared::default()));
+        let shared = Arc::new(Mutex::new(Shared {
+            tail: Tail::new(TAIL_BYTES),
+            bytes_read: 0,
+            waited: Duration::ZERO,
+            waiting_since: None,
+        }));
         let (tx, done) = mpsc::channel();
         let copy_shared = Arc::clone(&shared);
         thread::Builder::new()
@@ -221,6 +227,11 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
                 Err(_) => return,
             }
         };
+        if let Some(both) = &stream.both {
+            both.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(&buf[..n]);
+        }
         if sink_ok && stream.sink.write(&buf[..n]).is_err() {
             sink_ok = false;
         }
@@ -271,31 +282,56 @@ pub fn write_all(fd: &OwnedFd, mut data: &[u8]) -> nix::Result<()> {
     Ok(())
 }
 
-/// The last [`TAIL_BYTES`] of a stream, in a ring allocated on first use: each byte is
-/// copied once, whatever the volume.
-#[derive(Default)]
-struct Tail {
+/// The last bytes of a stream (or of both), in a ring allocated on first use: each byte
+/// is copied once, whatever the volume.
+pub struct Tail {
+    capacity: usize,
     ring: Vec<u8>,
     /// Where the next byte goes.
     pos: usize,
     /// Whether the ring has wrapped at least once.
     full: bool,
+    /// Whether any byte was pushed out.
+    cut: bool,
+}
+
+/// What a tail kept: its bytes, oldest first, and whether older ones were dropped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kept {
+    pub bytes: Vec<u8>,
+    pub cut: bool,
 }
 
 impl Tail {
+    /// A tail of the last `capacity` bytes (at least one).
+    pub fn new(capacity: usize) -> Tail {
+        Tail {
+            capacity: capacity.max(1),
+            ring: Vec::new(),
+            pos: 0,
+            full: false,
+            cut: false,
+        }
+    }
+
     fn push(&mut self, chunk: &[u8]) {
+        let cap = self.capacity;
         if self.ring.is_empty() {
-            self.ring = vec![0; TAIL_BYTES];
+            self.ring = vec![0; cap];
         }
         // Only the end of a large chunk can matter.
-        let chunk = &chunk[chunk.len().saturating_sub(TAIL_BYTES)..];
-        let first = chunk.len().min(TAIL_BYTES - self.pos);
+        self.cut |= chunk.len() > cap;
+        let chunk = &chunk[chunk.len().saturating_sub(cap)..];
+        let first = chunk.len().min(cap - self.pos);
         self.ring[self.pos..self.pos + first].copy_from_slice(&chunk[..first]);
         let rest = &chunk[first..];
         self.ring[..rest.len()].copy_from_slice(rest);
         let end = self.pos + chunk.len();
-        self.full |= end >= TAIL_BYTES;
-        self.pos = end % TAIL_BYTES;
+        // Bytes were overwritten if the ring was full already, or this push wrapped past
+        // its end onto bytes written before.
+        self.cut |= (self.full && !chunk.is_empty()) || end > cap;
+        self.full |= end >= cap;
+        self.pos = end % cap;
     }
 
     fn bytes(&self) -> Vec<u8> {
@@ -303,6 +339,14 @@ impl Tail {
             [&self.ring[self.pos..], &self.ring[..self.pos]].concat()
         } else {
             self.ring[..self.pos].to_vec()
+        }
+    }
+
+    /// What the tail holds now.
+    pub fn kept(&self) -> Kept {
+        Kept {
+            bytes: self.bytes(),
+            cut: self.cut,
         }
     }
 }
@@ -328,7 +372,7 @@ mod tests {
 
     #[test]
     fn tail_is_bounded_and_ends_with_latest_bytes() {
-        let mut tail = Tail::default();
+        let mut tail = Tail::new(TAIL_BYTES);
         for i in 0..10_000u32 {
             tail.push(format!("line {i}\n").as_bytes());
             assert_eq!(tail.ring.len(), TAIL_BYTES);
@@ -337,11 +381,52 @@ mod tests {
         assert_eq!(tail.bytes().len(), TAIL_BYTES);
         tail.push(&data(100_000));
         assert_eq!(tail.bytes(), &data(100_000)[100_000 - TAIL_BYTES..]);
-        let mut short = Tail::default();
+        let mut short = Tail::new(TAIL_BYTES);
         short.push(b"a");
         short.push(b"bc");
         assert_eq!(short.bytes(), b"abc");
-        assert!(Tail::default().bytes().is_empty());
+        assert!(Tail::new(TAIL_BYTES).bytes().is_empty());
+    }
+
+    #[test]
+    fn a_tail_says_whether_it_dropped_bytes() {
+        let mut tail = Tail::new(4);
+        tail.push(b"ab");
+        tail.push(b"cd");
+        assert_eq!(
+            tail.kept(),
+            Kept {
+                bytes: b"abcd".to_vec(),
+                cut: false
+            }
+        );
+        tail.push(b"e");
+        assert_eq!(
+            tail.kept(),
+            Kept {
+                bytes: b"bcde".to_vec(),
+                cut: true
+            }
+        );
+        let mut tail = Tail::new(4);
+        tail.push(b"abc");
+        tail.push(b"de");
+        assert_eq!(
+            tail.kept(),
+            Kept {
+                bytes: b"bcde".to_vec(),
+                cut: true
+            }
+        );
+        let mut tail = Tail::new(4);
+        tail.push(b"abcdef");
+        assert_eq!(
+            tail.kept(),
+            Kept {
+                bytes: b"cdef".to_vec(),
+                cut: true
+            }
+        );
     }
 
     /// A stream fed with `input` by a writer thread, copied into a pipe read by another
@@ -357,6 +442,7 @@ mod tests {
         let tee = Tee::start(Stream {
             source: source.into(),
             sink: Sink::Pass(sink.into()),
+            both: None,
         })
         .unwrap();
         thread::spawn(move || feed.write_all(&input).unwrap());
@@ -405,6 +491,7 @@ mod tests {
         let tee = Tee::start(Stream {
             source: source.into(),
             sink: Sink::Pass(sink.into()),
+            both: None,
         })
         .unwrap();
         // Far more than a pipe holds: this only finishes if the copy keeps reading.
@@ -419,6 +506,7 @@ mod tests {
         let tee = Tee::start(Stream {
             source: source.into(),
             sink: Sink::Pass(null()),
+            both: None,
         })
         .unwrap();
         feed.write_all(b"started\n").unwrap();
@@ -435,6 +523,7 @@ mod tests {
         let tee = Tee::start(Stream {
             source: source.into(),
             sink: Sink::Pass(null()),
+            both: None,
         })
         .unwrap();
         // A background process that writes a little now and then, for ever.

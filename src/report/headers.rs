@@ -1,0 +1,214 @@
+//! `--header`: extra request headers sent with every ping (start, end and `check`), such as
+//! the service token a self-hosted Healthchecks behind Cloudflare Access asks for.
+//!
+//! A value is a secret like the heartbeat URL: it is marked sensitive for the HTTP client
+//! (so no debug output shows it), scrubbed from every summary and body, and never quoted in
+//! an error, which names the option, the header's name and, for a file, the line. A value
+//! on the command line can be read by every user of the host in `ps`, so `--header @PATH`
+//! reads headers from a file instead, one per line.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::report::heartbeat::read_small;
+use crate::sanitize;
+
+/// Largest header file read: a few headers are far smaller.
+const MAX_FILE: u64 = 64 * 1024;
+
+/// Values shorter than this are not scrubbed as secrets of their own: a header such as
+/// `X-Env: prod` must not take the word out of every summary.
+const MIN_SECRET_LEN: usize = 6;
+
+/// Headers the HTTP client must set itself: the request's framing and its target.
+const REFUSED: [&str; 5] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "te",
+];
+
+/// The extra headers of every ping, and their values as secrets to scrub.
+#[derive(Clone, Default)]
+pub struct Headers {
+    pub map: HeaderMap,
+    pub secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Headers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.map.keys().map(HeaderName::as_str).collect();
+        write!(f, "Headers({names:?})")
+    }
+}
+
+impl Headers {
+    /// Parses every `--header` given: `Name: value`, or `@PATH` for a file of them.
+    pub fn parse(given: &[String]) -> Result<Headers> {
+        let mut headers = Headers::default();
+        for arg in given {
+            match arg.strip_prefix('@') {
+                Some(path) => headers.read_file(Path::new(path))?,
+                None => headers.add(arg, "--header")?,
+            }
+        }
+        Ok(headers)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Adds the headers of a file: one `Name: value` a line; blank lines and lines starting
+    /// with `#` are skipped. A file that holds none is refused, as a mistake.
+    fn read_file(&mut self, path: &Path) -> Result<()> {
+        let source = format!("--header @{}", sanitize::path(path));
+        let text = read_small(path, MAX_FILE)
+            .map_err(|e| anyhow::anyhow!("{source}: cannot read the file ({e})"))?;
+        let Ok(text) = String::from_utf8(text) else {
+            bail!("{source}: the file is not valid UTF-8");
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let before = self.map.len();
+        for (number, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            self.add(line, &format!("{source}, line {}", number + 1))?;
+        }
+        if self.map.len() == before {
+            bail!("{source}: the file holds no header (expected `Name: value` lines)");
+        }
+        Ok(())
+    }
+
+    /// Adds one `Name: value`; errors name `source` and the header's name, never the value.
+    fn add(&mut self, text: &str, source: &str) -> Result<()> {
+        let Some((name, value)) = text.split_once(':') else {
+            bail!("{source} must be `Name: value` (no `:` found)");
+        };
+        let name = name.trim();
+        let Ok(header) = HeaderName::from_bytes(name.as_bytes()) else {
+            bail!(
+                "{source}: {:?} is not a valid header name",
+                sanitize::one_line(name)
+            );
+        };
+        if REFUSED.contains(&header.as_str()) {
+            bail!("{source}: {name} is set by crontap-run itself and cannot be given");
+        }
+        let value = value.trim_matches([' ', '\t']);
+        if value.is_empty() {
+            bail!("{source}: {name} has an empty value");
+        }
+        // Visible ASCII, spaces and tabs only: a line break would start a header of its own.
+        let parsed = HeaderValue::from_str(value)
+            .ok()
+            .filter(|_| value.is_ascii());
+        let Some(mut parsed) = parsed else {
+            bail!(
+                "{source}: the value of {name} holds a character a header cannot carry \
+                 (control characters and non-ASCII are refused)"
+            );
+        };
+        parsed.set_sensitive(true);
+        self.map.append(header, parsed);
+        self.secrets.extend(secrets_of(value));
+        Ok(())
+    }
+}
+
+/// The parts of a header value to scrub: the whole value and, for `<scheme> <credentials>`
+/// (`Bearer abc…`, `Basic …`), the credentials without the scheme's word, which is no
+/// secret and must not be taken out of every summary.
+fn secrets_of(value: &str) -> Vec<String> {
+    let mut out = vec![value.to_owned()];
+    if let Some((scheme, rest)) = value.split_once(' ')
+        && scheme.bytes().all(|b| b.is_ascii_alphabetic())
+    {
+        out.push(rest.trim().to_owned());
+    }
+    out.retain(|s| s.len() >= MIN_SECRET_LEN);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Headers, String> {
+        let given: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+        Headers::parse(&given).map_err(|e| format!("{e:#}"))
+    }
+
+    #[test]
+    fn names_and_values() {
+        let h = parse(&[
+            "CF-Access-Client-Id: id-1234567",
+            "X-Two:  b c  ",
+            "x-two: d1",
+        ])
+        .unwrap();
+        assert_eq!(h.map.get("cf-access-client-id").unwrap(), "id-1234567");
+        let twos: Vec<_> = h.map.get_all("x-two").iter().collect();
+        assert_eq!(twos, ["b c", "d1"]);
+        assert!(h.map.values().all(HeaderValue::is_sensitive));
+        assert!(!format!("{h:?}").contains("id-1234567"));
+    }
+
+    #[test]
+    fn malformed_headers_name_the_option_never_the_value() {
+        for bad in [
+            "NoColon-s3cretvalue",
+            "Bad Name: s3cretvalue",
+            ": s3cretvalue",
+            "X-Token: s3cret\u{7f}value",
+            "X-Token: s3cretvalué",
+            "X-Token:  ",
+            "Host: s3cretvalue",
+            "Content-Length: 5",
+        ] {
+            let err = parse(&[bad]).unwrap_err();
+            assert!(err.starts_with("--header"), "{bad:?}: {err}");
+            assert!(!err.contains("s3cret"), "{bad:?}: {err}");
+            assert!(!err.contains('\n'), "{bad:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_scheme_word_is_no_secret() {
+        let h = parse(&["Authorization: Bearer tok-abcdef123", "X-Env: prod"]).unwrap();
+        assert!(h.secrets.contains(&"tok-abcdef123".to_owned()));
+        assert!(h.secrets.contains(&"Bearer tok-abcdef123".to_owned()));
+        assert!(!h.secrets.iter().any(|s| s == "Bearer" || s == "prod"));
+    }
+
+    #[test]
+    fn header_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("headers");
+        let at = format!("@{}", path.display());
+        std::fs::write(
+            &path,
+            "\u{feff}# Cloudflare Access\n\nA-Id: one-1\r\nA-Secret: two-2\n",
+        )
+        .unwrap();
+        let h = parse(&[&at]).unwrap();
+        assert_eq!(h.map.len(), 2);
+        assert_eq!(h.map.get("a-secret").unwrap(), "two-2");
+        std::fs::write(&path, "A-Id: one\nbroken-s3cretvalue\n").unwrap();
+        let err = parse(&[&at]).unwrap_err();
+        assert!(err.contains("line 2") && !err.contains("s3cret"), "{err}");
+        std::fs::write(&path, "# nothing\n").unwrap();
+        assert!(parse(&[&at]).unwrap_err().contains("holds no header"));
+        let err = parse(&["@/nonexistent/headers"]).unwrap_err();
+        assert!(
+            err.starts_with("--header @/nonexistent/headers: cannot read"),
+            "{err}"
+        );
+    }
+}

@@ -227,17 +227,20 @@ fn malformed_header_files_are_refused_without_their_content() {
     refused(&missing, "--header", &[]);
 }
 
+/// `--body-max=-1`: given as `--body-max -1`, clap takes `-1` for an option and the error
+/// names `-1` instead, as for every numeric option.
 #[test]
 fn bad_body_max_values_are_refused() {
     for value in ["-1", "1048577", "abc", "", "1e4", "99999999999999999999"] {
         let args = vec![
             "--protocol".into(),
             "healthchecks".into(),
-            "--body-max".into(),
-            value.into(),
+            format!("--body-max={value}"),
         ];
         refused(&args, "--body-max", &[]);
     }
+    let separate = vec!["--body-max".into(), "1048577".into()];
+    refused(&separate, "--body-max", &[]);
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 mod body;
 mod check;
+mod endings;
 mod ends;
 mod options;
 mod receiver;

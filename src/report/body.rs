@@ -24,9 +24,10 @@ pub struct OutputTail<'a> {
 pub fn build(summary: &str, output: &OutputTail<'_>, scrubber: &Scrubber, max: usize) -> String {
     let summary = cut_to(summary, max);
     let room = max.saturating_sub(summary.len() + 1);
-    let cleaned = match room {
-        0 => String::new(),
-        _ => clean(output, scrubber),
+    // No output, no scrubbing: a quiet job's report compiles no pattern.
+    let cleaned = match room == 0 || output.bytes.is_empty() {
+        true => String::new(),
+        false => clean(output, scrubber),
     };
     let lines = last_lines(&cleaned, room);
     match lines.is_empty() {

@@ -34,6 +34,10 @@ impl Protocol for Crontap {
         }
     }
 
+    fn gone(&self) -> Option<&'static str> {
+        None
+    }
+
     fn not_found(&self) -> &'static str {
         "the service does not know this URL: the heartbeat may have been deleted or its \
          token rotated (rotation invalidates the URL and its /fail URL at once); deploy the \

@@ -67,6 +67,10 @@ impl Protocol for Healthchecks {
         )
     }
 
+    fn gone(&self) -> Option<&'static str> {
+        Some("the check does not exist (a <ping-key>/<slug> URL with ?create=1 creates it)")
+    }
+
     fn not_found(&self) -> &'static str {
         "the check does not exist: its UUID or slug is wrong, or it was deleted. For a \
          <ping-key>/<slug> URL, add ?create=1 to have Healthchecks create the check on its \

@@ -235,7 +235,15 @@ impl Reporter {
             Err(err) => {
                 // The reason comes from the HTTP stack; scrub it in case it ever quotes the URL.
                 let reason = Scrubber::new(url.secrets(), []).scrub(&err.to_string());
-                tracing::error!("ping to {host} failed: {reason}");
+                let gone = self
+                    .protocol
+                    .get()
+                    .gone()
+                    .filter(|_| err.status == Some(404));
+                match gone {
+                    Some(gone) => tracing::error!("ping to {host} failed: {reason}: {gone}"),
+                    None => tracing::error!("ping to {host} failed: {reason}"),
+                }
                 PingResult::Failed
             }
         }

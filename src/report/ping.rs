@@ -57,6 +57,8 @@ impl Policy {
 pub struct PingError {
     pub reason: String,
     pub attempts: u32,
+    /// The status of a final answer that was not a success (a 404), if that ended it.
+    pub status: Option<u16>,
 }
 
 fn attempts_note(attempts: u32) -> String {
@@ -75,8 +77,9 @@ enum AttemptError {
         reason: String,
         retry_after: Option<Duration>,
     },
-    #[error("{0}")]
-    Final(String),
+    /// No retry can help; `status`: the answer's, if it was one.
+    #[error("{reason}")]
+    Final { reason: String, status: Option<u16> },
 }
 
 /// Sends `request` with `headers`, retrying per `policy`, cut down to the shutdown budget if
@@ -93,6 +96,7 @@ pub fn send(
         .map_err(|e| PingError {
             reason: format!("cannot start the network runtime: {e}"),
             attempts: 0,
+            status: None,
         })?;
     let result = runtime.block_on(async {
         let delivery = deliver(request, headers, policy);
@@ -105,7 +109,7 @@ pub fn send(
                 let limit = signals::SHUTDOWN_BUDGET;
                 tokio::time::timeout(limit, delivery).await.unwrap_or_else(|_| {
                     let reason = format!("{} arrived and the shutdown budget ran out", signal.as_str());
-                    Err(PingError { reason, attempts: 0 })
+                    Err(PingError { reason, attempts: 0, status: None })
                 })
             }
         }
@@ -122,6 +126,7 @@ async fn deliver(request: &Request, headers: &HeaderMap, policy: Policy) -> Resu
         client(&request.url, policy.roots_named, !headers.is_empty()).map_err(|e| PingError {
             reason: format!("{e:#}"),
             attempts: 0,
+            status: None,
         })?;
     let mut attempt = 0;
     loop {
@@ -144,10 +149,11 @@ async fn deliver(request: &Request, headers: &HeaderMap, policy: Policy) -> Resu
                 tracing::debug!(attempt, %took, "ping delivered");
                 return Ok(attempt);
             }
-            Err(AttemptError::Final(reason)) => {
+            Err(AttemptError::Final { reason, status }) => {
                 return Err(PingError {
                     reason,
                     attempts: attempt,
+                    status,
                 });
             }
             Err(AttemptError::Retryable {
@@ -159,6 +165,7 @@ async fn deliver(request: &Request, headers: &HeaderMap, policy: Policy) -> Resu
             return Err(PingError {
                 reason,
                 attempts: attempt,
+                status: None,
             });
         }
         let wait = retry_after.unwrap_or_else(|| backoff(attempt));
@@ -174,6 +181,7 @@ async fn deliver(request: &Request, headers: &HeaderMap, policy: Policy) -> Resu
             return Err(PingError {
                 reason,
                 attempts: attempt,
+                status: None,
             });
         }
         tracing::debug!(attempt, %took, %reason, wait = %HumanDuration(wait), "ping attempt failed, retrying");
@@ -270,7 +278,10 @@ fn classify_response(response: &reqwest::Response) -> Result<(), AttemptError> {
         || status == StatusCode::TOO_MANY_REQUESTS
         || status.is_server_error();
     if !retryable {
-        return Err(AttemptError::Final(reason));
+        return Err(AttemptError::Final {
+            reason,
+            status: Some(status.as_u16()),
+        });
     }
     let retry_after = response
         .headers()
@@ -289,7 +300,10 @@ fn classify_error(err: reqwest::Error) -> AttemptError {
     // A certificate the client does not trust, or a failed TLS negotiation, will not be
     // different a second later.
     if err.is_builder() || err.is_redirect() || is_tls_error(&err) {
-        AttemptError::Final(reason)
+        AttemptError::Final {
+            reason,
+            status: None,
+        }
     } else {
         AttemptError::Retryable {
             reason,

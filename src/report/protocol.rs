@@ -115,6 +115,9 @@ pub trait Protocol: Sync {
 
     /// What `check` says of a 404 answer.
     fn not_found(&self) -> &'static str;
+
+    /// What a run's error line adds to a 404 answer to its end report, if anything.
+    fn gone(&self) -> Option<&'static str>;
 }
 
 /// The protocols there are.

@@ -272,3 +272,73 @@ fn a_bad_crontap_protocol_variable_is_refused() {
     assert!(out.stderr.contains("protocol"), "{}", out.stderr);
     assert!(hc.pings().is_empty() || hc.starts().is_empty());
 }
+
+/// `auto` on `hc-ping.com` (and a name under it) is healthchecks. Loopback cannot be
+/// hc-ping.com, but a proxy can stand for it: the receiver is the proxy (`HTTP_PROXY`)
+/// and gets the absolute URL.
+#[test]
+fn auto_picks_healthchecks_for_hc_ping_com_through_a_proxy() {
+    for host in ["hc-ping.com", "eu.hc-ping.com"] {
+        let hc = Healthchecks::start();
+        hc.add_check(&format!("{SECRET}/{}", super::SLUG));
+        let url = format!("http://{host}/{SECRET}/{}", super::SLUG);
+        let out = Crontap::with_url(&url)
+            .env("HTTP_PROXY", format!("http://{}", hc.host()))
+            .sh("echo fine");
+        assert_eq!(out.code, 0, "{host}: {}", out.stderr);
+        let (start, end) = (hc.only_start(), hc.only_end());
+        assert_start(&start);
+        assert_end(&end, "0");
+        let rid = start.rid.clone().unwrap();
+        assert_eq!(start.target, format!("{url}/start?rid={rid}"), "{host}");
+        assert_eq!(end.target, format!("{url}/0?rid={rid}"), "{host}");
+    }
+    for host in ["nothc-ping.com", "hc-ping.com.example"] {
+        let hc = Healthchecks::start();
+        hc.add_check(&format!("{SECRET}/{}", super::SLUG));
+        let url = format!("http://{host}/{SECRET}/{}", super::SLUG);
+        let out = Crontap::with_url(&url)
+            .env("HTTP_PROXY", format!("http://{}", hc.host()))
+            .sh("echo fine");
+        assert_eq!(out.code, 0, "{host}: {}", out.stderr);
+        let pings = hc.pings();
+        assert_eq!(pings.len(), 1, "{host}: {pings:#?}");
+        assert_eq!(pings[0].method, "GET", "{host}");
+        assert_eq!(pings[0].target, url, "{host}: the crontap protocol");
+    }
+}
+
+/// `--protocol crontap` wins over the hc-ping.com host.
+#[test]
+fn an_explicit_crontap_protocol_wins_over_the_host() {
+    let hc = Healthchecks::start();
+    hc.add_check(&format!("{SECRET}/{}", super::SLUG));
+    let url = format!("http://hc-ping.com/{SECRET}/{}", super::SLUG);
+    let out = Crontap::with_url(&url)
+        .args(["--protocol", "crontap"])
+        .env("HTTP_PROXY", format!("http://{}", hc.host()))
+        .sh("exit 0");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let pings = hc.pings();
+    assert_eq!(pings.len(), 1, "{pings:#?}");
+    assert_eq!(pings[0].target, url);
+}
+
+/// A header's value is a secret for the crontap protocol's summary too.
+#[test]
+fn a_header_value_in_the_output_is_redacted_from_the_crontap_summary() {
+    let hc = Healthchecks::start();
+    let url = hc.slug_url("ping", SECRET);
+    let script = format!("echo 'token is {HEADER_SECRET}' >&2; exit 1");
+    let out = Crontap::with_url(&url)
+        .args(["--header", &format!("X-Test: {HEADER_SECRET}")])
+        .args(["--", "sh", "-c", &script])
+        .run();
+    assert_eq!(out.code, 1);
+    let ping = &hc.pings()[0];
+    assert_eq!(ping.path, format!("/ping/{SECRET}/fail"));
+    assert_eq!(ping.header("X-Test"), Some(HEADER_SECRET));
+    let msg = ping.param("msg").unwrap();
+    assert_never_printed(&msg, HEADER_SECRET);
+    assert!(msg.ends_with(": token is [REDACTED]"), "{msg}");
+}

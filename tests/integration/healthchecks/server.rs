@@ -61,6 +61,8 @@ impl Class {
 #[derive(Clone, Debug)]
 pub struct Ping {
     pub method: String,
+    /// The request target as sent: path and query, or an absolute URL through a proxy.
+    pub target: String,
     pub path: String,
     /// The raw query (without `?`), empty if none.
     pub query: String,
@@ -333,7 +335,13 @@ pub fn is_uuid(s: &str) -> bool {
 fn handle(mut request: Request, state: &Mutex<State>) {
     let at = Instant::now();
     let method = request.method().as_str().to_owned();
-    let url = request.url().to_owned();
+    let target = request.url().to_owned();
+    // Through a proxy the target is an absolute URL: the server is the proxy and the
+    // service at once.
+    let url = match target.strip_prefix("http://") {
+        Some(rest) => rest.find('/').map_or("/", |at| &rest[at..]).to_owned(),
+        None => target.clone(),
+    };
     let (path, query) = match url.split_once('?') {
         Some((p, q)) => (p.to_owned(), q.to_owned()),
         None => (url.clone(), String::new()),
@@ -352,6 +360,7 @@ fn handle(mut request: Request, state: &Mutex<State>) {
     let st = &mut *guard;
     let mut ping = Ping {
         method: method.clone(),
+        target,
         path: path.clone(),
         query,
         headers,

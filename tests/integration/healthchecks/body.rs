@@ -208,3 +208,42 @@ fn fifty_megabytes_of_output_keep_the_body_and_memory_bounded() {
         .expect("GNU time's %M");
     assert!(kib < 32 * 1024, "peak RSS {kib} KiB");
 }
+
+/// A last line without a newline is still the body's last line.
+#[test]
+fn a_last_line_without_a_newline_is_kept() {
+    let (hc, url) = server();
+    healthchecks(&url).sh("echo first; printf 'no newline at the end'; exit 1");
+    let end = hc.only_end();
+    assert_eq!(output_lines(&end), ["first", "no newline at the end"]);
+}
+
+/// A limit below the summary's length cuts the summary itself, on a character boundary.
+#[test]
+fn a_tiny_body_max_cuts_the_summary() {
+    let (hc, url) = server();
+    healthchecks(&url)
+        .args(["--body-max", "10"])
+        .sh("echo 'überall kaputt' >&2; exit 1");
+    let end = hc.only_end();
+    assert!(end.body_len <= 10, "{} bytes", end.body_len);
+    assert!(
+        end.body_text().starts_with("exit 1"),
+        "{:?}",
+        end.body_text()
+    );
+}
+
+/// `--output on-failure` holds the output back from the terminal, not from the body.
+#[test]
+fn held_output_still_reaches_the_body() {
+    let (hc, url) = server();
+    let out = healthchecks(&url)
+        .args(["--output", "on-failure"])
+        .sh("echo held line; echo 'held error' >&2; exit 1");
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("held line"), "printed on failure");
+    let mut lines = output_lines(&hc.only_end());
+    lines.sort();
+    assert_eq!(lines, ["held error", "held line"]);
+}

@@ -273,3 +273,28 @@ fn dry_run_shows_the_start_and_the_end() {
         out.stderr
     );
 }
+
+/// A run that is not due (`--once-per`, already done this period) sends nothing at all:
+/// no start, no end.
+#[test]
+fn a_skipped_run_sends_nothing() {
+    let (hc, url) = server();
+    let dir = tempfile::tempdir().unwrap();
+    let once = |script: &str| {
+        healthchecks(&url)
+            .args(["--once-per", "1d", "--job", "hc-once", "--state-dir"])
+            .arg(dir.path().join("state"))
+            .sh(script)
+    };
+    assert_eq!(once("exit 0").code, 0);
+    assert_eq!(hc.pings().len(), 2, "{:#?}", hc.pings());
+    let again = once("echo ran again");
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(again.stdout, "", "the skipped run ran");
+    assert_eq!(
+        hc.pings().len(),
+        2,
+        "the skipped run sent {:#?}",
+        hc.pings()
+    );
+}

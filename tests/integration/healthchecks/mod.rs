@@ -12,6 +12,7 @@ mod endings;
 mod ends;
 mod options;
 mod receiver;
+mod record;
 pub mod server;
 mod start;
 

@@ -165,3 +165,31 @@ fn a_start_that_never_answers_is_bounded_by_the_budget() {
     assert!(!hc.starts().is_empty(), "no start was sent");
     hc.release_starts();
 }
+
+/// A bug (panic) on the start ping's thread abandons the start only: the command runs to
+/// its end, crontap-run exits with the command's status, and the end report still goes out,
+/// once. One line says what was abandoned.
+#[test]
+fn a_panic_on_the_start_thread_abandons_only_the_start() {
+    let (hc, url) = server();
+    let out = healthchecks(&url)
+        .env("CRONTAP_FAULT", "start-ping")
+        .sh("echo started; exit 3");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert_eq!(out.stdout, "started\n");
+    assert!(hc.starts().is_empty(), "{:#?}", hc.pings());
+    let end = hc.only_end();
+    assert_end(&end, "3");
+    assert!(
+        end.summary().starts_with("exit 3 after "),
+        "{}",
+        end.summary()
+    );
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(
+        lines[0].contains("internal error") && lines[0].contains("the start ping is abandoned"),
+        "{}",
+        out.stderr
+    );
+}

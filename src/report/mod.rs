@@ -172,8 +172,9 @@ impl Reporter {
         };
         let headers = self.headers.map.clone();
         let (policy, signals) = (self.policy_now(), self.signals.clone());
+        let wanted = self.start.wanted();
         self.start.send_beside(move || {
-            match ping::send(&request, &headers, policy, &signals) {
+            match ping::send(&request, &headers, policy, &signals, Some(wanted)) {
                 Ok(_) => PingResult::Sent,
                 Err(err) => {
                     // Only a debug line: the end report, which follows, says whether the
@@ -211,7 +212,9 @@ impl Reporter {
         let policy = self.policy_now();
         let deadline = Instant::now() + policy.budget;
         let host = url.host();
-        if !self.start.wait_until(deadline) {
+        // The start gets at most one ping timeout, and half the budget, of the end's.
+        let patience = Instant::now() + policy.timeout.min(policy.budget / 2);
+        if !self.start.finish_before(patience, deadline) {
             tracing::error!(
                 "ping to {host} not sent: the start ping was still under way when the ping \
                  budget ran out"
@@ -227,6 +230,7 @@ impl Reporter {
             &self.headers.map,
             policy.within(left),
             &self.signals,
+            None,
         ) {
             Ok(attempts) => {
                 tracing::debug!(%host, attempts, "heartbeat sent");

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context;
 use reqwest::header::HeaderMap;
 use reqwest::{Client, StatusCode, Url, header, redirect};
+use tokio::sync::watch;
 
 use crate::report::protocol::{Method, Request};
 use crate::report::tls;
@@ -82,13 +83,24 @@ enum AttemptError {
     Final { reason: String, status: Option<u16> },
 }
 
+/// Whether a request is still wanted: the start request is not, once the end report is
+/// due (no more attempts), and then not at all (the attempt under way is dropped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Wanted {
+    Yes,
+    NoRetries,
+    No,
+}
+
 /// Sends `request` with `headers`, retrying per `policy`, cut down to the shutdown budget if
-/// `stop` records a stop request meanwhile. Returns the number of attempts made.
+/// `stop` records a stop request meanwhile, and given up as `wanted` says, if given.
+/// Returns the number of attempts made.
 pub fn send(
     request: &Request,
     headers: &HeaderMap,
     policy: Policy,
     stop: &SignalLog,
+    wanted: Option<watch::Receiver<Wanted>>,
 ) -> Result<u32, PingError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -99,10 +111,15 @@ pub fn send(
             status: None,
         })?;
     let result = runtime.block_on(async {
-        let delivery = deliver(request, headers, policy);
+        let delivery = deliver(request, headers, policy, wanted.clone());
         tokio::pin!(delivery);
         tokio::select! {
             result = &mut delivery => result,
+            () = unwanted(wanted) => Err(PingError {
+                reason: "given up: the end report is due".to_owned(),
+                attempts: 0,
+                status: None,
+            }),
             // Told to stop while reporting: finish within the shutdown budget.
             signal = stop.requested() => {
                 tracing::debug!(signal = signal.as_str(), "stop requested while reporting");
@@ -120,7 +137,22 @@ pub fn send(
     result
 }
 
-async fn deliver(request: &Request, headers: &HeaderMap, policy: Policy) -> Result<u32, PingError> {
+/// Resolves once `wanted` says the request is not wanted at all; never without one.
+async fn unwanted(wanted: Option<watch::Receiver<Wanted>>) {
+    let Some(mut wanted) = wanted else {
+        return std::future::pending().await;
+    };
+    if wanted.wait_for(|w| *w == Wanted::No).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+async fn deliver(
+    request: &Request,
+    headers: &HeaderMap,
+    policy: Policy,
+    wanted: Option<watch::Receiver<Wanted>>,
+) -> Result<u32, PingError> {
     let deadline = Instant::now() + policy.budget;
     let client =
         client(&request.url, policy.roots_named, !headers.is_empty()).map_err(|e| PingError {
@@ -161,7 +193,8 @@ async fn deliver(request: &Request, headers: &HeaderMap, policy: Policy) -> Resu
                 retry_after,
             }) => (reason, retry_after),
         };
-        if attempt > policy.retries {
+        let superseded = wanted.as_ref().is_some_and(|w| *w.borrow() != Wanted::Yes);
+        if attempt > policy.retries || superseded {
             return Err(PingError {
                 reason,
                 attempts: attempt,

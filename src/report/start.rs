@@ -2,8 +2,11 @@
 //!
 //! It goes out on a thread of its own once the command has been spawned, never before: the
 //! command never waits for the network. The end report waits for it, so that the service
-//! never sees a run's end before its start, but only within the end's own ping budget. A
-//! start that failed (no answer, 404) does not keep the end from being sent.
+//! never sees a run's end before its start, but only within the end's own ping budget: once
+//! the end is due the start makes no new attempt, and one still under way after a ping
+//! timeout (half the budget at most) is dropped, so that a start endpoint that hangs costs
+//! the end some of its budget, never the end itself. A start that failed (no answer, 404)
+//! does not keep the end from being sent.
 //!
 //! A bug (panic) on the start's thread abandons the start only: the panic guard is told
 //! that this thread's work can be done without ([`guard::side_task`]), so it marks the start
@@ -12,8 +15,11 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use tokio::sync::watch;
+
 use crate::lifecycle::guard;
 use crate::report::PingResult;
+use crate::report::ping::Wanted;
 
 /// Where a run's start request is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +36,9 @@ enum State {
 pub struct Start {
     state: Mutex<State>,
     settled: Condvar,
+    /// Whether the start is still wanted: once the end report is due it makes no new
+    /// attempt, and then it is dropped.
+    wanted: watch::Sender<Wanted>,
 }
 
 impl Default for Start {
@@ -37,6 +46,7 @@ impl Default for Start {
         Start {
             state: Mutex::new(State::Unsent),
             settled: Condvar::new(),
+            wanted: watch::Sender::new(Wanted::Yes),
         }
     }
 }
@@ -52,6 +62,24 @@ impl Start {
             *state = State::InFlight;
         }
         first
+    }
+
+    /// What the start's delivery watches to know whether it is still wanted.
+    pub fn wanted(&self) -> watch::Receiver<Wanted> {
+        self.wanted.subscribe()
+    }
+
+    /// The end report is due: waits for the start, if one is in flight, until `patience`
+    /// (no new attempt is made meanwhile), then drops it, and waits for it to settle until
+    /// `deadline`. `false` if it still has not.
+    pub fn finish_before(&self, patience: Instant, deadline: Instant) -> bool {
+        self.wanted.send_replace(Wanted::NoRetries);
+        if self.wait_until(patience.min(deadline)) {
+            return true;
+        }
+        tracing::debug!("the start ping is still under way as the end is due; dropping it");
+        self.wanted.send_replace(Wanted::No);
+        self.wait_until(deadline)
     }
 
     /// Sends the claimed start on a thread of its own: `send` does the request.
@@ -81,7 +109,7 @@ impl Start {
     }
 
     /// Waits until no start is in flight, or `deadline`: `false` if one still is.
-    pub fn wait_until(&self, deadline: Instant) -> bool {
+    fn wait_until(&self, deadline: Instant) -> bool {
         let mut state = self.lock();
         while *state == State::InFlight {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -123,5 +151,29 @@ mod tests {
         tx.send(()).unwrap();
         assert!(start.wait_until(Instant::now() + Duration::from_secs(10)));
         assert_eq!(*start.lock(), State::Done(PingResult::Sent));
+    }
+
+    #[test]
+    fn a_start_that_outlasts_the_patience_is_dropped() {
+        let start = Arc::new(Start::default());
+        assert!(start.claim());
+        let mut wanted = start.wanted();
+        let theirs = Arc::clone(&start);
+        let thread = std::thread::spawn(move || {
+            // What the delivery does: wait until not wanted at all, then give up.
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            runtime
+                .block_on(wanted.wait_for(|w| *w == Wanted::No))
+                .unwrap();
+            theirs.settle(PingResult::Failed);
+        });
+        let now = Instant::now();
+        let patience = now + Duration::from_millis(50);
+        assert!(start.finish_before(patience, now + Duration::from_secs(10)));
+        assert!(now.elapsed() >= Duration::from_millis(50));
+        assert_eq!(*start.lock(), State::Done(PingResult::Failed));
+        thread.join().unwrap();
     }
 }

@@ -33,6 +33,7 @@ pub(crate) mod retry;
 pub mod signals;
 pub(crate) mod spill;
 pub(crate) mod supervise;
+pub(crate) mod tail;
 pub(crate) mod tee;
 pub(crate) mod terminal;
 pub(crate) mod watch;

@@ -11,7 +11,8 @@ use crate::run::hold::{Hold, Which};
 use crate::run::outcome::SuccessCodes;
 use crate::run::signals::SignalLog;
 use crate::run::supervise::{Finished, Hooks};
-use crate::run::tee::{self, Sink, Stream, Tail, Tee};
+use crate::run::tail::{Kept, Tail};
+use crate::run::tee::{self, Sink, Stream, Tee};
 use crate::run::watch::Ending;
 
 /// How long to keep reading output after the command exited: a background process it left
@@ -95,7 +96,7 @@ impl Copies {
             elapsed,
             stdout_tail: Vec::new(),
             stderr_tail: Vec::new(),
-            output_tail: tee::Kept::default(),
+            output_tail: Kept::default(),
             stopped: ending.stopped,
             killed_after: ending.killed_after,
             termination_forwarded: ending.termination_forwarded,

@@ -38,7 +38,7 @@ use crate::run::outcome::{HumanDuration, Outcome, SuccessCodes};
 use crate::run::output::{Copies, Output};
 use crate::run::reap;
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
-use crate::run::tee::Kept;
+use crate::run::tail::Kept;
 use crate::run::terminal::{self, Terminal};
 use crate::run::watch::{Ending, Event, Stop, Watch};
 

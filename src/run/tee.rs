@@ -1,6 +1,8 @@
 //! Passes the command's stdout and stderr through to crontap-run's own, byte for byte, while
-//! keeping a bounded tail of each for the failure summary. With `--output on-failure` the
-//! bytes go to the run's [`Hold`](super::hold::Hold) instead, and the tail is kept the same.
+//! keeping a bounded tail of each for the failure summary and, when the run keeps one, the
+//! tail both streams share, for a request body ([`tail`](super::tail)). With `--output
+//! on-failure` the bytes go to the run's [`Hold`](super::hold::Hold) instead, and the tails
+//! are kept the same.
 //!
 //! Each pipe has its own copying thread with blocking reads and writes, so output reaches
 //! its destination as soon as the command writes it, with no more system calls than `cat`
@@ -30,6 +32,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
 use crate::run::hold::Writer;
 use crate::run::signals::SignalLog;
+use crate::run::tail::{LineFeed, Tail};
 
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;
@@ -208,6 +211,7 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
     let mut storage = ReadBuffer::new();
     let buf = storage.as_mut_slice();
     let mut sink_ok = true;
+    let mut both = stream.both.clone().map(LineFeed::new);
     loop {
         lock(shared).waiting_since = Some(Instant::now());
         let read = nix::unistd::read(&stream.source, buf);
@@ -217,7 +221,12 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
                 state.waited += since.elapsed();
             }
             match read {
-                Ok(0) => return,
+                Ok(0) => {
+                    if let Some(both) = &mut both {
+                        both.finish();
+                    }
+                    return;
+                }
                 Ok(n) => {
                     state.bytes_read += n as u64;
                     state.tail.push(&buf[..n]);
@@ -227,10 +236,8 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
                 Err(_) => return,
             }
         };
-        if let Some(both) = &stream.both {
-            both.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(&buf[..n]);
+        if let Some(both) = &mut both {
+            both.push(&buf[..n]);
         }
         if sink_ok && stream.sink.write(&buf[..n]).is_err() {
             sink_ok = false;
@@ -282,75 +289,6 @@ pub fn write_all(fd: &OwnedFd, mut data: &[u8]) -> nix::Result<()> {
     Ok(())
 }
 
-/// The last bytes of a stream (or of both), in a ring allocated on first use: each byte
-/// is copied once, whatever the volume.
-pub struct Tail {
-    capacity: usize,
-    ring: Vec<u8>,
-    /// Where the next byte goes.
-    pos: usize,
-    /// Whether the ring has wrapped at least once.
-    full: bool,
-    /// Whether any byte was pushed out.
-    cut: bool,
-}
-
-/// What a tail kept: its bytes, oldest first, and whether older ones were dropped.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Kept {
-    pub bytes: Vec<u8>,
-    pub cut: bool,
-}
-
-impl Tail {
-    /// A tail of the last `capacity` bytes (at least one).
-    pub fn new(capacity: usize) -> Tail {
-        Tail {
-            capacity: capacity.max(1),
-            ring: Vec::new(),
-            pos: 0,
-            full: false,
-            cut: false,
-        }
-    }
-
-    fn push(&mut self, chunk: &[u8]) {
-        let cap = self.capacity;
-        if self.ring.is_empty() {
-            self.ring = vec![0; cap];
-        }
-        // Only the end of a large chunk can matter.
-        self.cut |= chunk.len() > cap;
-        let chunk = &chunk[chunk.len().saturating_sub(cap)..];
-        let first = chunk.len().min(cap - self.pos);
-        self.ring[self.pos..self.pos + first].copy_from_slice(&chunk[..first]);
-        let rest = &chunk[first..];
-        self.ring[..rest.len()].copy_from_slice(rest);
-        let end = self.pos + chunk.len();
-        // Bytes were overwritten if the ring was full already, or this push wrapped past
-        // its end onto bytes written before.
-        self.cut |= (self.full && !chunk.is_empty()) || end > cap;
-        self.full |= end >= cap;
-        self.pos = end % cap;
-    }
-
-    fn bytes(&self) -> Vec<u8> {
-        if self.full {
-            [&self.ring[self.pos..], &self.ring[..self.pos]].concat()
-        } else {
-            self.ring[..self.pos].to_vec()
-        }
-    }
-
-    /// What the tail holds now.
-    pub fn kept(&self) -> Kept {
-        Kept {
-            bytes: self.bytes(),
-            cut: self.cut,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,65 +306,6 @@ mod tests {
 
     fn data(len: usize) -> Vec<u8> {
         (0..=255u8).cycle().take(len).collect()
-    }
-
-    #[test]
-    fn tail_is_bounded_and_ends_with_latest_bytes() {
-        let mut tail = Tail::new(TAIL_BYTES);
-        for i in 0..10_000u32 {
-            tail.push(format!("line {i}\n").as_bytes());
-            assert_eq!(tail.ring.len(), TAIL_BYTES);
-        }
-        assert!(tail.bytes().ends_with(b"line 9999\n"));
-        assert_eq!(tail.bytes().len(), TAIL_BYTES);
-        tail.push(&data(100_000));
-        assert_eq!(tail.bytes(), &data(100_000)[100_000 - TAIL_BYTES..]);
-        let mut short = Tail::new(TAIL_BYTES);
-        short.push(b"a");
-        short.push(b"bc");
-        assert_eq!(short.bytes(), b"abc");
-        assert!(Tail::new(TAIL_BYTES).bytes().is_empty());
-    }
-
-    #[test]
-    fn a_tail_says_whether_it_dropped_bytes() {
-        let mut tail = Tail::new(4);
-        tail.push(b"ab");
-        tail.push(b"cd");
-        assert_eq!(
-            tail.kept(),
-            Kept {
-                bytes: b"abcd".to_vec(),
-                cut: false
-            }
-        );
-        tail.push(b"e");
-        assert_eq!(
-            tail.kept(),
-            Kept {
-                bytes: b"bcde".to_vec(),
-                cut: true
-            }
-        );
-        let mut tail = Tail::new(4);
-        tail.push(b"abc");
-        tail.push(b"de");
-        assert_eq!(
-            tail.kept(),
-            Kept {
-                bytes: b"bcde".to_vec(),
-                cut: true
-            }
-        );
-        let mut tail = Tail::new(4);
-        tail.push(b"abcdef");
-        assert_eq!(
-            tail.kept(),
-            Kept {
-                bytes: b"cdef".to_vec(),
-                cut: true
-            }
-        );
     }
 
     /// A stream fed with `input` by a writer thread, copied into a pipe read by another

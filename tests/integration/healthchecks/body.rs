@@ -36,6 +36,39 @@ fn secrets_in_the_output_are_redacted_from_the_body() {
     );
 }
 
+/// A secret printed in two writes, with the other stream writing in between (paced so that
+/// crontap-run reads each write on its own): the line goes into the body whole, so it is
+/// still scrubbed, and the other stream's line stays a line of its own.
+#[test]
+fn a_secret_written_in_pieces_is_scrubbed_though_the_other_stream_writes_between() {
+    let (hc, url) = server();
+    // A header value is a secret crontap-run knows; the job prints it in two pieces.
+    let token = "hdr-s3cret-4b9d2e7a";
+    let out = healthchecks(&url)
+        .args(["--header", &format!("X-Token: {token}")])
+        .sh(&format!(
+            "printf 'db password='; sleep 0.2; echo 'warn: slow' >&2; sleep 0.2; \
+             echo hunter2xyz; sleep 0.2; printf 'token {}'; sleep 0.2; echo x >&2; \
+             sleep 0.2; echo '{}'; exit 1",
+            &token[..7],
+            &token[7..]
+        ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let end = hc.only_end();
+    assert_end(&end, "1");
+    let body = end.body_text();
+    assert!(!body.contains("hunter2xyz"), "{body}");
+    assert!(!body.contains(&token[7..]), "{body}");
+    let lines = output_lines(&end);
+    assert!(lines.contains(&"warn: slow".to_owned()), "{body}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("db password=[REDACTED]")),
+        "{body}"
+    );
+}
+
 /// The job prints the heartbeat URL (read from the URL file) and a secret variable's value:
 /// neither reaches the body.
 #[test]

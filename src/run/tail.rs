@@ -1,0 +1,231 @@
+//! The tails of the command's output: the last bytes of each stream, for the summary, and
+//! the last lines of both streams together, in the order they came, for a request body.
+//!
+//! The shared tail is fed whole lines ([`LineFeed`]): a line that one stream writes in
+//! pieces goes in once it ends, so that the other stream's output never lands inside it and
+//! a secret printed in two writes (`password=`, then the value) is still whole when the body
+//! is scrubbed. Only a line longer than the tail itself goes in as it comes.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The last bytes of a stream (or of both), in a ring allocated on first use: each byte
+/// is copied once, whatever the volume.
+pub struct Tail {
+    capacity: usize,
+    ring: Vec<u8>,
+    /// Where the next byte goes.
+    pos: usize,
+    /// Whether the ring has wrapped at least once.
+    full: bool,
+    /// Whether any byte was pushed out.
+    cut: bool,
+}
+
+/// What a tail kept: its bytes, oldest first, and whether older ones were dropped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kept {
+    pub bytes: Vec<u8>,
+    pub cut: bool,
+}
+
+impl Tail {
+    /// A tail of the last `capacity` bytes (at least one).
+    pub fn new(capacity: usize) -> Tail {
+        Tail {
+            capacity: capacity.max(1),
+            ring: Vec::new(),
+            pos: 0,
+            full: false,
+            cut: false,
+        }
+    }
+
+    pub fn push(&mut self, chunk: &[u8]) {
+        let cap = self.capacity;
+        if self.ring.is_empty() {
+            self.ring = vec![0; cap];
+        }
+        // Only the end of a large chunk can matter.
+        self.cut |= chunk.len() > cap;
+        let chunk = &chunk[chunk.len().saturating_sub(cap)..];
+        let first = chunk.len().min(cap - self.pos);
+        self.ring[self.pos..self.pos + first].copy_from_slice(&chunk[..first]);
+        let rest = &chunk[first..];
+        self.ring[..rest.len()].copy_from_slice(rest);
+        let end = self.pos + chunk.len();
+        // Bytes were overwritten if the ring was full already, or this push wrapped past
+        // its end onto bytes written before.
+        self.cut |= (self.full && !chunk.is_empty()) || end > cap;
+        self.full |= end >= cap;
+        self.pos = end % cap;
+    }
+
+    pub fn bytes(&self) -> Vec<u8> {
+        if self.full {
+            [&self.ring[self.pos..], &self.ring[..self.pos]].concat()
+        } else {
+            self.ring[..self.pos].to_vec()
+        }
+    }
+
+    /// What the tail holds now.
+    pub fn kept(&self) -> Kept {
+        Kept {
+            bytes: self.bytes(),
+            cut: self.cut,
+        }
+    }
+}
+
+/// One stream's way into the tail both streams share: the part of a line not yet ended is
+/// held back until it ends.
+pub struct LineFeed {
+    both: Arc<Mutex<Tail>>,
+    /// The end of the stream's output that no newline has ended yet.
+    pending: Vec<u8>,
+}
+
+impl LineFeed {
+    pub fn new(both: Arc<Mutex<Tail>>) -> LineFeed {
+        LineFeed {
+            both,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Takes what the stream wrote next: its whole lines go into the shared tail now.
+    pub fn push(&mut self, chunk: &[u8]) {
+        let (whole, rest) = match chunk.iter().rposition(|&b| b == b'\n') {
+            Some(at) => chunk.split_at(at + 1),
+            None => (&chunk[..0], chunk),
+        };
+        if !whole.is_empty() {
+            let mut tail = self.lock();
+            tail.push(&self.pending);
+            tail.push(whole);
+            drop(tail);
+            self.pending.clear();
+        }
+        let capacity = self.lock().capacity;
+        if self.pending.len() + rest.len() > capacity {
+            // A line longer than the tail: only its end can count, and it goes in as it comes.
+            let mut tail = self.lock();
+            tail.push(&self.pending);
+            tail.push(rest);
+            drop(tail);
+            self.pending.clear();
+        } else {
+            self.pending.extend_from_slice(rest);
+        }
+    }
+
+    /// The stream has ended: a last line with no newline goes in too.
+    pub fn finish(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        self.lock().push(&pending);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tail> {
+        self.both.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TAIL_BYTES: usize = 32 * 1024;
+
+    fn data(len: usize) -> Vec<u8> {
+        (0..=255u8).cycle().take(len).collect()
+    }
+
+    #[test]
+    fn tail_is_bounded_and_ends_with_latest_bytes() {
+        let mut tail = Tail::new(TAIL_BYTES);
+        for i in 0..10_000u32 {
+            tail.push(format!("line {i}\n").as_bytes());
+            assert_eq!(tail.ring.len(), TAIL_BYTES);
+        }
+        assert!(tail.bytes().ends_with(b"line 9999\n"));
+        assert_eq!(tail.bytes().len(), TAIL_BYTES);
+        tail.push(&data(100_000));
+        assert_eq!(tail.bytes(), &data(100_000)[100_000 - TAIL_BYTES..]);
+        let mut short = Tail::new(TAIL_BYTES);
+        short.push(b"a");
+        short.push(b"bc");
+        assert_eq!(short.bytes(), b"abc");
+        assert!(Tail::new(TAIL_BYTES).bytes().is_empty());
+    }
+
+    #[test]
+    fn a_tail_says_whether_it_dropped_bytes() {
+        let mut tail = Tail::new(4);
+        tail.push(b"ab");
+        tail.push(b"cd");
+        assert_eq!(
+            tail.kept(),
+            Kept {
+                bytes: b"abcd".to_vec(),
+                cut: false
+            }
+        );
+        tail.push(b"e");
+        assert_eq!(
+            tail.kept(),
+            Kept {
+                bytes: b"bcde".to_vec(),
+                cut: true
+            }
+        );
+        let mut tail = Tail::new(4);
+        tail.push(b"abc");
+        tail.push(b"de");
+        assert_eq!(
+            tail.kept(),
+            Kept {
+                bytes: b"bcde".to_vec(),
+                cut: true
+            }
+        );
+        let mut tail = Tail::new(4);
+        tail.push(b"abcdef");
+        assert_eq!(
+            tail.kept(),
+            Kept {
+                bytes: b"cdef".to_vec(),
+                cut: true
+            }
+        );
+    }
+
+    #[test]
+    fn both_streams_share_whole_lines() {
+        let both = Arc::new(Mutex::new(Tail::new(1024)));
+        let mut out = LineFeed::new(Arc::clone(&both));
+        let mut err = LineFeed::new(Arc::clone(&both));
+        out.push(b"db password=");
+        err.push(b"warn: slow\n");
+        out.push(b"hunter2xyz\nnext ");
+        err.push(b"x");
+        out.push(b"line\n");
+        err.finish();
+        out.finish();
+        let kept = both.lock().unwrap().kept();
+        assert_eq!(
+            kept.bytes,
+            b"warn: slow\ndb password=hunter2xyz\nnext line\nx"
+        );
+        assert!(!kept.cut);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_tail_goes_in_as_it_comes() {
+        let both = Arc::new(Mutex::new(Tail::new(8)));
+        let mut out = LineFeed::new(Arc::clone(&both));
+        out.push(b"abcdef");
+        out.push(b"ghijkl");
+        assert_eq!(both.lock().unwrap().kept().bytes, b"efghijkl");
+        assert!(out.pending.is_empty());
+    }
+}

@@ -5,7 +5,8 @@
 //! (so no debug output shows it), scrubbed from every summary and body, and never quoted in
 //! an error, which names the option, the header's name and, for a file, the line. A value
 //! on the command line can be read by every user of the host in `ps`, so `--header @PATH`
-//! reads headers from a file instead, one per line.
+//! reads headers from a file instead, one per line: a file owned by root or this user and
+//! writable by no one else, holding at most a few headers.
 
 use std::path::Path;
 
@@ -22,14 +23,25 @@ const MAX_FILE: u64 = 64 * 1024;
 /// `X-Env: prod` must not take the word out of every summary.
 const MIN_SECRET_LEN: usize = 6;
 
-/// Headers the HTTP client must set itself: the request's framing and its target.
-const REFUSED: [&str; 5] = [
+/// Headers crontap-run sets itself, or that would change how the request is framed or its
+/// body read: the target, the framing, the body's type and encoding, the connection.
+const REFUSED: [&str; 11] = [
     "host",
     "content-length",
+    "content-type",
+    "content-encoding",
     "transfer-encoding",
+    "trailer",
     "connection",
+    "keep-alive",
+    "proxy-connection",
+    "upgrade",
     "te",
 ];
+
+/// Most headers a file may hold: a few credentials. A file with more is not a header file
+/// (a password file has a `name:` line per account).
+const MAX_FROM_FILE: usize = 16;
 
 /// The extra headers of every ping, and their values as secrets to scrub.
 #[derive(Clone, Default)]
@@ -66,7 +78,7 @@ impl Headers {
     /// with `#` are skipped. A file that holds none is refused, as a mistake.
     fn read_file(&mut self, path: &Path) -> Result<()> {
         let source = format!("--header @{}", sanitize::path(path));
-        let text = read_small(path, MAX_FILE)
+        let text = read_trusted(path)
             .map_err(|e| anyhow::anyhow!("{source}: cannot read the file ({e})"))?;
         let Ok(text) = String::from_utf8(text) else {
             bail!("{source}: the file is not valid UTF-8");
@@ -82,6 +94,9 @@ impl Headers {
         }
         if self.map.len() == before {
             bail!("{source}: the file holds no header (expected `Name: value` lines)");
+        }
+        if self.map.len() - before > MAX_FROM_FILE {
+            bail!("{source}: more than {MAX_FROM_FILE} headers; is it the right file?");
         }
         Ok(())
     }
@@ -120,6 +135,33 @@ impl Headers {
         self.secrets.extend(secrets_of(value));
         Ok(())
     }
+}
+
+/// Reads a header file: a regular file (links followed, as a Kubernetes secret's are) owned
+/// by root or by the user crontap-run runs as, and writable by no one else, since what it
+/// holds is sent to the heartbeat service with crontap-run's privileges.
+fn read_trusted(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::MetadataExt;
+    let owner = std::fs::metadata(path)?;
+    let euid = nix::unistd::geteuid().as_raw();
+    if owner.uid() != 0 && owner.uid() != euid {
+        return Err(std::io::Error::other(format!(
+            "owned by uid {}, neither root nor this user",
+            owner.uid()
+        )));
+    }
+    if owner.mode() & 0o022 != 0 {
+        return Err(std::io::Error::other(
+            "writable by group or others; it holds credentials",
+        ));
+    }
+    let text = read_small(path, MAX_FILE)?;
+    // The file read must be the one looked at: a swap in between is refused.
+    let read = std::fs::metadata(path)?;
+    if (read.dev(), read.ino()) != (owner.dev(), owner.ino()) {
+        return Err(std::io::Error::other("replaced while it was read"));
+    }
+    Ok(text)
 }
 
 /// The parts of a header value to scrub: the whole value and, for `<scheme> <credentials>`
@@ -171,6 +213,8 @@ mod tests {
             "X-Token:  ",
             "Host: s3cretvalue",
             "Content-Length: 5",
+            "Content-Type: application/json",
+            "Content-Encoding: gzip",
         ] {
             let err = parse(&[bad]).unwrap_err();
             assert!(err.starts_with("--header"), "{bad:?}: {err}");
@@ -205,6 +249,18 @@ mod tests {
         assert!(err.contains("line 2") && !err.contains("s3cret"), "{err}");
         std::fs::write(&path, "# nothing\n").unwrap();
         assert!(parse(&[&at]).unwrap_err().contains("holds no header"));
+        let many: String = (0..17)
+            .map(|i| format!("user{i}: x:1000:0::/home:/bin/sh\n"))
+            .collect();
+        std::fs::write(&path, many).unwrap();
+        assert!(parse(&[&at]).unwrap_err().contains("more than 16 headers"));
+        std::fs::write(&path, "A-Id: one\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let err = parse(&[&at]).unwrap_err();
+        assert!(err.contains("writable by group or others"), "{err}");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(parse(&[&at]).is_ok());
         let err = parse(&["@/nonexistent/headers"]).unwrap_err();
         assert!(
             err.starts_with("--header @/nonexistent/headers: cannot read"),

@@ -16,6 +16,7 @@
 
 pub mod body;
 pub mod check;
+pub(crate) mod client;
 pub mod crontap;
 pub mod headers;
 pub mod healthchecks;
@@ -140,7 +141,8 @@ impl Reporter {
         summary: String,
         output: Option<&OutputTail<'_>>,
     ) -> Report {
-        let body = self.protocol.get().body().then(|| {
+        // `--body-max 0`: no body at all, not even an empty one with its type.
+        let body = (self.protocol.get().body() && self.body_max > 0).then(|| {
             let none = OutputTail {
                 bytes: &[],
                 cut: false,

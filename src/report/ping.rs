@@ -5,24 +5,21 @@
 //! jitter (about 1 s, 2 s, 4 s …), or after the server's `Retry-After` (seconds or an
 //! HTTP date) when that fits in what is left of the budget. Any other status is final; 2xx
 //! is success. Errors here never carry the URL: reqwest's are stripped of it and the rest
-//! only name the host. The `--header` headers go with every attempt, and a redirect to
-//! another origin is refused when there are any, since they are credentials for this one.
+//! only name the host. The client itself, with its redirect rules, is in [`client`].
 
 use std::time::{Duration, Instant, SystemTime};
 
-use anyhow::Context;
 use reqwest::header::HeaderMap;
-use reqwest::{Client, StatusCode, Url, header, redirect};
+use reqwest::{StatusCode, header};
 use tokio::sync::watch;
 
-use crate::report::protocol::{Method, Request};
-use crate::report::tls;
+use crate::report::client;
+use crate::report::protocol::Request;
 use crate::run::outcome::HumanDuration;
 use crate::run::signals::{self, SignalLog};
 
 const BASE_DELAY: Duration = Duration::from_secs(1);
 const MAX_DELAY: Duration = Duration::from_secs(10);
-const MAX_REDIRECTS: usize = 5;
 /// The least time worth starting another attempt with.
 const MIN_ATTEMPT: Duration = Duration::from_millis(200);
 /// The longest `Retry-After` taken as given: anything past a day is as good as never
@@ -155,10 +152,12 @@ async fn deliver(
 ) -> Result<u32, PingError> {
     let deadline = Instant::now() + policy.budget;
     let client =
-        client(&request.url, policy.roots_named, !headers.is_empty()).map_err(|e| PingError {
-            reason: format!("{e:#}"),
-            attempts: 0,
-            status: None,
+        client::for_request(request, policy.roots_named, !headers.is_empty()).map_err(|e| {
+            PingError {
+                reason: format!("{e:#}"),
+                attempts: 0,
+                status: None,
+            }
         })?;
     let mut attempt = 0;
     loop {
@@ -166,7 +165,7 @@ async fn deliver(
         let remaining = deadline.saturating_duration_since(Instant::now());
         let limit = policy.timeout.min(remaining);
         let started = Instant::now();
-        let sent = build(&client, request, headers).send();
+        let sent = client::build(&client, request, headers).send();
         let result = match tokio::time::timeout(limit, sent).await {
             Err(_) => Err(AttemptError::Retryable {
                 reason: format!("no response within {}", HumanDuration(limit)),
@@ -222,21 +221,6 @@ async fn deliver(
     }
 }
 
-/// One attempt's request: the method, the extra headers, and the body as plain text.
-fn build(client: &Client, request: &Request, headers: &HeaderMap) -> reqwest::RequestBuilder {
-    let builder = match request.method {
-        Method::Get => client.get(request.url.clone()),
-        Method::Post => client.post(request.url.clone()),
-    };
-    let builder = builder.headers(headers.clone());
-    match &request.body {
-        Some(body) => builder
-            .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
-            .body(body.clone()),
-        None => builder,
-    }
-}
-
 /// One request with no retry, for `crontap-run check`: the status, or why there was none
 /// (never quoting the URL).
 pub fn probe(
@@ -250,9 +234,9 @@ pub fn probe(
         .build()
         .map_err(|e| format!("cannot start the network runtime: {e}"))?;
     let result = runtime.block_on(async {
-        let client =
-            client(&request.url, roots_named, !headers.is_empty()).map_err(|e| format!("{e:#}"))?;
-        let sent = build(&client, request, headers).send();
+        let client = client::for_request(request, roots_named, !headers.is_empty())
+            .map_err(|e| format!("{e:#}"))?;
+        let sent = client::build(&client, request, headers).send();
         match tokio::time::timeout(timeout, sent).await {
             Err(_) => Err(format!("no response within {}", HumanDuration(timeout))),
             Ok(Err(err)) => Err(classify_error(err).to_string()),
@@ -261,44 +245,6 @@ pub fn probe(
     });
     runtime.shutdown_background();
     result
-}
-
-/// A client for requests to `url`. `credentials`: the requests carry `--header` values, so
-/// a redirect may not take them to another origin (reqwest drops only the headers it knows
-/// to be credentials, such as `Authorization`).
-fn client(url: &Url, roots_named: bool, credentials: bool) -> anyhow::Result<Client> {
-    let https = url.scheme() == "https";
-    // An http-only client gets an empty TLS configuration: no certificates are read for it.
-    let tls = match https {
-        true => tls::shared_with_roots(roots_named)?,
-        false => tls::without_roots()?,
-    };
-    let origin = url.origin();
-    let policy = redirect::Policy::custom(move |attempt| {
-        let to_https = attempt.url().scheme() == "https";
-        if attempt.previous().len() >= MAX_REDIRECTS {
-            attempt.error("too many redirects")
-        } else if https && !to_https {
-            // The request may carry the token; never move it to plain text.
-            attempt.error("redirected from https to http; refused")
-        } else if !https && to_https {
-            attempt.error("redirected to https; configure the https URL instead")
-        } else if credentials && attempt.url().origin() != origin {
-            attempt.error(
-                "redirected to another host; refused, as the --header values are for this one",
-            )
-        } else {
-            attempt.follow()
-        }
-    });
-    Client::builder()
-        .user_agent(concat!("crontap-run/", env!("CARGO_PKG_VERSION")))
-        .tls_backend_preconfigured(tls)
-        .redirect(policy)
-        // The Referer of a redirected request would carry the URL, token and all.
-        .referer(false)
-        .build()
-        .context("cannot set up the HTTP client")
 }
 
 fn classify_response(response: &reqwest::Response) -> Result<(), AttemptError> {

@@ -21,8 +21,16 @@ pub(crate) struct RawReceiver {
 
 const ANSWER: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK";
 
+/// How a [`RawReceiver`] answers a request, given its bytes.
+type Answer = fn(&[u8]) -> Vec<u8>;
+
 impl RawReceiver {
     pub(crate) fn start() -> RawReceiver {
+        RawReceiver::answering(|_| ANSWER.to_vec())
+    }
+
+    /// A receiver that answers each request as `answer` says.
+    pub(crate) fn answering(answer: Answer) -> RawReceiver {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -35,8 +43,9 @@ impl RawReceiver {
                 }
                 let Ok(mut stream) = stream else { continue };
                 if let Some(bytes) = read_request(&mut stream) {
+                    let answer = answer(&bytes);
                     rec.lock().unwrap().push(bytes);
-                    let _ = stream.write_all(ANSWER);
+                    let _ = stream.write_all(&answer);
                     let _ = stream.flush();
                 }
             }
@@ -152,4 +161,54 @@ fn the_failure_request_is_exactly_as_today() {
         receiver.host()
     );
     assert_eq!(rest, expected);
+}
+
+/// A POST answered with 301, 302 or 303 is not followed: the redirect would turn it into a
+/// GET without its body, and the service would record a report with nothing in it. The run
+/// says so in one line, and keeps the command's status.
+#[test]
+fn a_post_is_never_redirected_into_a_get() {
+    let cases: [(&str, Answer); 3] = [
+        ("301", |r| redirect_posts(r, "301 Moved Permanently")),
+        ("302", |r| redirect_posts(r, "302 Found")),
+        ("303", |r| redirect_posts(r, "303 See Other")),
+    ];
+    for (code, answer) in cases {
+        let receiver = RawReceiver::answering(answer);
+        let out = Crontap::with_url(&receiver.url())
+            .args(["--protocol", "healthchecks", "--ping-retries", "0"])
+            .sh("echo out; exit 2");
+        assert_eq!(out.code, 2, "{code}: {}", out.stderr);
+        let lines: Vec<String> = receiver
+            .requests()
+            .iter()
+            .map(|r| {
+                String::from_utf8_lossy(r)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(lines.len(), 2, "{code}: {lines:?}");
+        assert!(lines[0].starts_with("GET /ping/"), "{code}: {lines:?}");
+        assert!(lines[1].starts_with("POST /ping/"), "{code}: {lines:?}");
+        assert!(
+            out.stderr.contains("would lose its body; refused"),
+            "{code}: {}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.lines().count(), 1, "{code}: {}", out.stderr);
+    }
+}
+
+/// 200 to a GET; a POST is redirected with `status` to another path on the same host.
+fn redirect_posts(request: &[u8], status: &str) -> Vec<u8> {
+    match request.starts_with(b"POST ") {
+        true => format!(
+            "HTTP/1.1 {status}\r\nLocation: /moved\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .into_bytes(),
+        false => ANSWER.to_vec(),
+    }
 }

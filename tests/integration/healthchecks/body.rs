@@ -184,6 +184,7 @@ fn body_max_0_sends_no_body() {
     assert_eq!(end.method, "POST");
     assert_eq!(end.path, super::path("1"));
     assert_eq!(end.body_len, 0, "{:?}", end.body_text());
+    assert_eq!(end.header("content-type"), None, "no body, no body type");
 }
 
 /// 50 MB of output: the body stays within the default 10,000 bytes and ends with the last

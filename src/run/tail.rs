@@ -81,14 +81,18 @@ impl Tail {
 /// held back until it ends.
 pub struct LineFeed {
     both: Arc<Mutex<Tail>>,
+    /// The shared tail's capacity.
+    capacity: usize,
     /// The end of the stream's output that no newline has ended yet.
     pending: Vec<u8>,
 }
 
 impl LineFeed {
     pub fn new(both: Arc<Mutex<Tail>>) -> LineFeed {
+        let capacity = both.lock().unwrap_or_else(PoisonError::into_inner).capacity;
         LineFeed {
             both,
+            capacity,
             pending: Vec::new(),
         }
     }
@@ -100,20 +104,11 @@ impl LineFeed {
             None => (&chunk[..0], chunk),
         };
         if !whole.is_empty() {
-            let mut tail = self.lock();
-            tail.push(&self.pending);
-            tail.push(whole);
-            drop(tail);
-            self.pending.clear();
+            self.pass_on(whole);
         }
-        let capacity = self.lock().capacity;
-        if self.pending.len() + rest.len() > capacity {
+        if self.pending.len() + rest.len() > self.capacity {
             // A line longer than the tail: only its end can count, and it goes in as it comes.
-            let mut tail = self.lock();
-            tail.push(&self.pending);
-            tail.push(rest);
-            drop(tail);
-            self.pending.clear();
+            self.pass_on(rest);
         } else {
             self.pending.extend_from_slice(rest);
         }
@@ -121,12 +116,16 @@ impl LineFeed {
 
     /// The stream has ended: a last line with no newline goes in too.
     pub fn finish(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
-        self.lock().push(&pending);
+        self.pass_on(&[]);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Tail> {
-        self.both.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Puts what was held back, then `more`, into the shared tail.
+    fn pass_on(&mut self, more: &[u8]) {
+        let mut tail = self.both.lock().unwrap_or_else(PoisonError::into_inner);
+        tail.push(&self.pending);
+        tail.push(more);
+        drop(tail);
+        self.pending.clear();
     }
 }
 

@@ -109,22 +109,30 @@ pub fn send(
         })?;
     let result = runtime.block_on(async {
         let delivery = deliver(request, headers, policy, wanted.clone());
+        let given_up = || PingError {
+            reason: "given up: the end report is due".to_owned(),
+            attempts: 0,
+            status: None,
+        };
         tokio::pin!(delivery);
+        let unwanted = unwanted(wanted);
+        tokio::pin!(unwanted);
         tokio::select! {
             result = &mut delivery => result,
-            () = unwanted(wanted) => Err(PingError {
-                reason: "given up: the end report is due".to_owned(),
-                attempts: 0,
-                status: None,
-            }),
-            // Told to stop while reporting: finish within the shutdown budget.
+            () = &mut unwanted => Err(given_up()),
+            // Told to stop while reporting: finish within the shutdown budget. A start
+            // request is still dropped when the end is due, or it would take the end's
+            // share of that budget.
             signal = stop.requested() => {
                 tracing::debug!(signal = signal.as_str(), "stop requested while reporting");
                 let limit = signals::SHUTDOWN_BUDGET;
-                tokio::time::timeout(limit, delivery).await.unwrap_or_else(|_| {
-                    let reason = format!("{} arrived and the shutdown budget ran out", signal.as_str());
-                    Err(PingError { reason, attempts: 0, status: None })
-                })
+                tokio::select! {
+                    result = tokio::time::timeout(limit, delivery) => result.unwrap_or_else(|_| {
+                        let reason = format!("{} arrived and the shutdown budget ran out", signal.as_str());
+                        Err(PingError { reason, attempts: 0, status: None })
+                    }),
+                    () = unwanted => Err(given_up()),
+                }
             }
         }
     });
@@ -217,7 +225,32 @@ async fn deliver(
             });
         }
         tracing::debug!(attempt, %took, %reason, wait = %HumanDuration(wait), "ping attempt failed, retrying");
+        if !pause(wait, wanted.clone()).await {
+            return Err(PingError {
+                reason: format!("{reason}; no retry: the end report is due"),
+                attempts: attempt,
+                status: None,
+            });
+        }
+    }
+}
+
+/// Waits `wait` before a retry: `false` if meanwhile `wanted` says no new attempt is.
+async fn pause(wait: Duration, wanted: Option<watch::Receiver<Wanted>>) -> bool {
+    let Some(mut wanted) = wanted else {
         tokio::time::sleep(wait).await;
+        return true;
+    };
+    tokio::select! {
+        () = tokio::time::sleep(wait) => true,
+        // A closed channel (no sender any more) leaves the wait to run out.
+        changed = wanted.wait_for(|w| *w != Wanted::Yes) => {
+            if changed.is_ok() {
+                return false;
+            }
+            tokio::time::sleep(wait).await;
+            true
+        }
     }
 }
 

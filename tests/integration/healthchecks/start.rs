@@ -1,7 +1,9 @@
 //! The start ping runs beside the command: a slow or failing start endpoint neither delays
 //! the command nor loses the end, and the end never overtakes its start. Retries of the end.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
 
 use super::server::{Class, Kind};
 use super::{assert_end, assert_start, healthchecks, server};
@@ -191,6 +193,79 @@ fn a_start_that_never_answers_is_bounded_by_the_budget() {
     );
     assert_end(&hc.only_end(), "6");
     hc.release_starts();
+}
+
+/// A start endpoint that never answers, and a SIGTERM while the job runs: the stop cuts
+/// the report to the shutdown budget (5 s), and the held start must still be dropped after
+/// one ping timeout (1 s here) rather than take all of that budget, which left the end too
+/// little to be delivered.
+#[test]
+fn a_held_start_does_not_lose_the_end_of_a_stopped_run() {
+    let (hc, url) = server();
+    hc.hold_starts();
+    let mut run = healthchecks(&url)
+        .args(["--ping-timeout", "1s", "--", "sh", "-c"])
+        .arg("echo ready; while :; do sleep 0.05; done")
+        .start();
+    run.wait_for("ready");
+    assert!(
+        eventually(Duration::from_secs(10), || !hc.starts().is_empty()),
+        "no start ping while the command runs"
+    );
+    let signalled = Instant::now();
+    run.signal(Signal::SIGTERM);
+    let out = run.finish();
+    assert_eq!(out.code, 143, "{}", out.stderr);
+    assert_eq!(hc.starts().len(), 1, "{:#?}", hc.pings());
+    let end = hc.only_end();
+    assert_end(&end, "143");
+    // Dropped after its ping timeout, the start leaves the end most of the 5 s; a start
+    // that kept all of them sends the end only after 5 s, if at all.
+    let waited = end.at.duration_since(signalled);
+    assert!(
+        waited < Duration::from_secs(4),
+        "the end came {waited:?} after SIGTERM: the start held it"
+    );
+    assert!(
+        end.summary().starts_with("killed by SIGTERM after "),
+        "{}",
+        end.summary()
+    );
+    hc.release_starts();
+}
+
+/// A start answered 503 waits to be retried; the end becoming due during that wait ends
+/// it: no second start, though retries are left. The command ends only once the first start
+/// was answered, so the end is due while the start waits.
+#[test]
+fn a_start_waiting_to_retry_gives_up_when_the_end_is_due() {
+    let (hc, url) = server();
+    hc.script(Class::Start, &[503; 12]);
+    let dir = tempfile::tempdir().unwrap();
+    let gate = Gate::new(dir.path());
+    let script = format!("echo started; {}; exit 4", gate.wait_script());
+    let mut run = healthchecks(&url)
+        .args(["--ping-retries", "10", "--", "sh", "-c", &script])
+        .start();
+    run.wait_for("started");
+    assert!(
+        eventually(Duration::from_secs(10), || hc
+            .starts()
+            .first()
+            .is_some_and(|s| s.answered_at.is_some())),
+        "the start was never answered"
+    );
+    gate.open();
+    let out = run.finish();
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert_eq!(
+        hc.starts().len(),
+        1,
+        "the start was retried: {:#?}",
+        hc.pings()
+    );
+    assert_end(&hc.only_end(), "4");
+    assert_eq!(out.stderr, "", "a lost start is no error of the end's");
 }
 
 /// A bug (panic) on the start ping's thread abandons the start only: the command runs to

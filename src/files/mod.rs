@@ -23,6 +23,7 @@ pub mod layout;
 mod lock;
 mod parents;
 mod plain;
+mod secret;
 mod times;
 pub mod trust;
 
@@ -39,6 +40,7 @@ use nix::unistd::UnlinkatFlags;
 
 use crate::sanitize;
 pub use plain::NotPlain;
+pub use secret::read_secret;
 pub use times::{may_judge, modified, touch};
 use trust::Role;
 

@@ -6,14 +6,15 @@
 //! an error, which names the option, the header's name and, for a file, the line. A value
 //! on the command line can be read by every user of the host in `ps`, so `--header @PATH`
 //! reads headers from a file instead, one per line: a file owned by root or this user and
-//! writable by no one else, holding at most a few headers.
+//! writable by no one else, reached only through directories no other account can change
+//! ([`files::read_secret`]), holding at most a few headers.
 
 use std::path::Path;
 
 use anyhow::{Result, bail};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::report::heartbeat::read_small;
+use crate::files;
 use crate::sanitize;
 
 /// Largest header file read: a few headers are far smaller.
@@ -38,6 +39,10 @@ const REFUSED: [&str; 11] = [
     "upgrade",
     "te",
 ];
+
+/// Authorization schemes, which alone are an `Authorization` value with its credentials
+/// missing.
+const SCHEMES: [&str; 4] = ["Basic", "Bearer", "Digest", "Token"];
 
 /// Most headers a file may hold: a few credentials. A file with more is not a header file
 /// (a password file has a `name:` line per account).
@@ -78,8 +83,8 @@ impl Headers {
     /// with `#` are skipped. A file that holds none is refused, as a mistake.
     fn read_file(&mut self, path: &Path) -> Result<()> {
         let source = format!("--header @{}", sanitize::path(path));
-        let text = read_trusted(path)
-            .map_err(|e| anyhow::anyhow!("{source}: cannot read the file ({e})"))?;
+        let text = files::read_secret(path, MAX_FILE)
+            .map_err(|e| anyhow::anyhow!("{source}: cannot read the file ({e:#})"))?;
         let Ok(text) = String::from_utf8(text) else {
             bail!("{source}: the file is not valid UTF-8");
         };
@@ -107,10 +112,12 @@ impl Headers {
             bail!("{source} must be `Name: value` (no `:` found)");
         };
         let name = name.trim();
+        // Not quoted: text that is no name may be a value with the `:` in the wrong place
+        // (`X-Key=s3cret:x`, `Authorization Basic user:password`).
         let Ok(header) = HeaderName::from_bytes(name.as_bytes()) else {
             bail!(
-                "{source}: {:?} is not a valid header name",
-                sanitize::one_line(name)
+                "{source}: the text before the first `:` is not a header name (letters, \
+                 digits and !#$%&'*+-.^_`|~, no spaces)"
             );
         };
         if REFUSED.contains(&header.as_str()) {
@@ -119,6 +126,13 @@ impl Headers {
         let value = value.trim_matches([' ', '\t']);
         if value.is_empty() {
             bail!("{source}: {name} has an empty value");
+        }
+        // `Authorization: Bearer $TOKEN` with the variable empty: the scheme alone.
+        let credentials = ["authorization", "proxy-authorization"].contains(&header.as_str());
+        if credentials && SCHEMES.iter().any(|s| s.eq_ignore_ascii_case(value)) {
+            bail!(
+                "{source}: {name} names the scheme {value} but no credentials (an empty variable?)"
+            );
         }
         // Visible ASCII, spaces and tabs only: a line break would start a header of its own.
         let parsed = HeaderValue::from_str(value)
@@ -135,33 +149,6 @@ impl Headers {
         self.secrets.extend(secrets_of(value));
         Ok(())
     }
-}
-
-/// Reads a header file: a regular file (links followed, as a Kubernetes secret's are) owned
-/// by root or by the user crontap-run runs as, and writable by no one else, since what it
-/// holds is sent to the heartbeat service with crontap-run's privileges.
-fn read_trusted(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::MetadataExt;
-    let owner = std::fs::metadata(path)?;
-    let euid = nix::unistd::geteuid().as_raw();
-    if owner.uid() != 0 && owner.uid() != euid {
-        return Err(std::io::Error::other(format!(
-            "owned by uid {}, neither root nor this user",
-            owner.uid()
-        )));
-    }
-    if owner.mode() & 0o022 != 0 {
-        return Err(std::io::Error::other(
-            "writable by group or others; it holds credentials",
-        ));
-    }
-    let text = read_small(path, MAX_FILE)?;
-    // The file read must be the one looked at: a swap in between is refused.
-    let read = std::fs::metadata(path)?;
-    if (read.dev(), read.ino()) != (owner.dev(), owner.ino()) {
-        return Err(std::io::Error::other("replaced while it was read"));
-    }
-    Ok(text)
 }
 
 /// The parts of a header value to scrub: the whole value and, for `<scheme> <credentials>`

@@ -115,7 +115,7 @@ fn is_line_break(c: char) -> bool {
 /// Reads a file of at most `max` bytes. Links are followed (a Kubernetes secret volume's
 /// files are links), but only a regular file is read: a FIFO would hold the job back for
 /// ever.
-pub(crate) fn read_small(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+fn read_small(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()

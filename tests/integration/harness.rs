@@ -580,3 +580,19 @@ impl Drop for Tmpfs {
         let _ = Command::new("umount").arg("-l").arg(&self.0).status();
     }
 }
+
+/// `nobody`'s uid and gid; the tests change owners, which only root can.
+pub fn nobody() -> (u32, u32) {
+    assert!(
+        nix::unistd::geteuid().is_root(),
+        "these tests give files to another account: run them as root (CI does)"
+    );
+    let user = nix::unistd::User::from_name("nobody")
+        .unwrap()
+        .expect("a user named nobody");
+    (user.uid.as_raw(), user.gid.as_raw())
+}
+
+pub fn chown(path: &Path, (uid, gid): (u32, u32)) {
+    std::os::unix::fs::chown(path, Some(uid), Some(gid)).unwrap();
+}

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use crontap_run::files::layout::{self, Area};
 
-use crate::harness::{Crontap, Output, Receiver};
+use crate::harness::{Crontap, Output, Receiver, chown, nobody};
 
 const JOB: &str = "planted";
 const KEY: &str = "planted-key";
@@ -51,22 +51,6 @@ fn grant_write_by_acl(dir: &Path, uid: u32) {
         )
     };
     assert_eq!(rc, 0, "setxattr: {}", std::io::Error::last_os_error());
-}
-
-/// `nobody`'s uid and gid; the tests change owners, which only root can.
-fn nobody() -> (u32, u32) {
-    assert!(
-        nix::unistd::geteuid().is_root(),
-        "these tests give files to another account: run them as root (CI does)"
-    );
-    let user = nix::unistd::User::from_name("nobody")
-        .unwrap()
-        .expect("a user named nobody");
-    (user.uid.as_raw(), user.gid.as_raw())
-}
-
-fn chown(path: &Path, (uid, gid): (u32, u32)) {
-    std::os::unix::fs::chown(path, Some(uid), Some(gid)).unwrap();
 }
 
 fn chmod(path: &Path, mode: u32) {

@@ -167,9 +167,14 @@ impl Reporter {
         if !self.start.claim() {
             return;
         }
-        let Some(url) = self.url.clone().filter(|_| !self.dry_run) else {
+        if self.dry_run {
             self.print_dry_run(&request, "when the command starts");
             self.start.settle(PingResult::NotSent);
+            return;
+        }
+        // No URL: the end says so, once.
+        let Some(url) = self.url.clone() else {
+            self.start.settle(PingResult::NotConfigured);
             return;
         };
         let headers = self.headers.map.clone();

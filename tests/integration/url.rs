@@ -179,22 +179,27 @@ fn bad_url_in_a_file_names_the_file() {
     assert!(out.stderr.contains("--url-file"), "{}", out.stderr);
 }
 
+/// With every protocol: the healthchecks protocol's start, too, says nothing of its own.
 #[test]
 fn no_url_runs_the_job_warns_once_and_keeps_the_status() {
-    let out = Crontap::new().sh("echo ran; exit 7");
-    assert_eq!(out.code, 7);
-    assert_eq!(out.stdout, "ran\n");
-    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("no heartbeat URL configured"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("CRONTAP_HEARTBEAT_URL"),
-        "{}",
-        out.stderr
-    );
+    for protocol in ["auto", "crontap", "healthchecks"] {
+        let out = Crontap::new()
+            .args(["--protocol", protocol])
+            .sh("echo ran; exit 7");
+        assert_eq!(out.code, 7, "{protocol}");
+        assert_eq!(out.stdout, "ran\n", "{protocol}");
+        assert_eq!(out.stderr.lines().count(), 1, "{protocol}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("no heartbeat URL configured"),
+            "{protocol}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains("CRONTAP_HEARTBEAT_URL"),
+            "{protocol}: {}",
+            out.stderr
+        );
+    }
 
     let quiet = Crontap::new().arg("-q").sh("exit 0");
     assert_eq!(quiet.stderr, "", "-q silences the warning");

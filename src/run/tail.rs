@@ -4,7 +4,8 @@
 //! The shared tail is fed whole lines ([`LineFeed`]): a line that one stream writes in
 //! pieces goes in once it ends, so that the other stream's output never lands inside it and
 //! a secret printed in two writes (`password=`, then the value) is still whole when the body
-//! is scrubbed. Only a line longer than the tail itself goes in as it comes.
+//! is scrubbed. Of a line longer than the tail itself only its end is held back, in a ring
+//! of the tail's size, so memory stays bounded and the line still goes in whole, as its end.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -85,6 +86,9 @@ pub struct LineFeed {
     capacity: usize,
     /// The end of the stream's output that no newline has ended yet.
     pending: Vec<u8>,
+    /// The end of a line not yet ended that outgrew the shared tail: only its last bytes
+    /// can count (`pending` is then empty).
+    overlong: Option<Tail>,
 }
 
 impl LineFeed {
@@ -94,6 +98,7 @@ impl LineFeed {
             both,
             capacity,
             pending: Vec::new(),
+            overlong: None,
         }
     }
 
@@ -106,9 +111,15 @@ impl LineFeed {
         if !whole.is_empty() {
             self.pass_on(whole);
         }
-        if self.pending.len() + rest.len() > self.capacity {
-            // A line longer than the tail: only its end can count, and it goes in as it comes.
-            self.pass_on(rest);
+        if let Some(overlong) = &mut self.overlong {
+            overlong.push(rest);
+        } else if self.pending.len() + rest.len() > self.capacity {
+            // A line longer than the tail: only its end can count.
+            let mut overlong = Tail::new(self.capacity);
+            overlong.push(&self.pending);
+            overlong.push(rest);
+            self.pending = Vec::new();
+            self.overlong = Some(overlong);
         } else {
             self.pending.extend_from_slice(rest);
         }
@@ -121,8 +132,9 @@ impl LineFeed {
 
     /// Puts what was held back, then `more`, into the shared tail.
     fn pass_on(&mut self, more: &[u8]) {
+        let overlong = self.overlong.take().map(|t| t.bytes());
         let mut tail = self.both.lock().unwrap_or_else(PoisonError::into_inner);
-        tail.push(&self.pending);
+        tail.push(overlong.as_deref().unwrap_or(&self.pending));
         tail.push(more);
         drop(tail);
         self.pending.clear();
@@ -218,13 +230,23 @@ mod tests {
         assert!(!kept.cut);
     }
 
+    /// Held back as its last bytes, and still whole: the other stream's lines stay out of
+    /// it, and a value written after its key in the stream's next write follows the key.
     #[test]
-    fn a_line_longer_than_the_tail_goes_in_as_it_comes() {
-        let both = Arc::new(Mutex::new(Tail::new(8)));
+    fn a_line_longer_than_the_tail_goes_in_whole_as_its_end() {
+        let both = Arc::new(Mutex::new(Tail::new(12)));
         let mut out = LineFeed::new(Arc::clone(&both));
+        let mut err = LineFeed::new(Arc::clone(&both));
         out.push(b"abcdef");
-        out.push(b"ghijkl");
-        assert_eq!(both.lock().unwrap().kept().bytes, b"efghijkl");
-        assert!(out.pending.is_empty());
+        out.push(b"ghijkl pw=");
+        assert!(both.lock().unwrap().kept().bytes.is_empty());
+        assert!(out.pending.is_empty(), "bounded by the ring");
+        err.push(b"warn\n");
+        out.push(b"s3cr\n");
+        let kept = both.lock().unwrap().kept();
+        assert_eq!(kept.bytes, b"jkl pw=s3cr\n");
+        assert!(kept.cut);
+        out.push(b"next\n");
+        assert_eq!(both.lock().unwrap().kept().bytes, b"w=s3cr\nnext\n");
     }
 }

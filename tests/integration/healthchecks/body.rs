@@ -69,6 +69,24 @@ fn a_secret_written_in_pieces_is_scrubbed_though_the_other_stream_writes_between
     );
 }
 
+/// The same with the secret's line longer than the whole output tail crontap-run keeps
+/// (twice the body limit and 4 KiB): only its end is kept, but still as one line, so the
+/// other stream's line does not split it and leave the value on a line of its own.
+#[test]
+fn a_secret_at_the_end_of_an_overlong_line_is_not_split_off_by_the_other_stream() {
+    let (hc, url) = server();
+    // The long line and the key in one write(2), as a program's buffered output comes.
+    let out = healthchecks(&url).sh(
+        "python3 -c 'import os; os.write(1, b\"A\" * 30000 + b\" db password=\")'; \
+         sleep 0.2; echo 'warn: slow' >&2; sleep 0.2; echo hunter2xyz; echo done; exit 1",
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let end = hc.only_end();
+    let body = end.body_text();
+    assert!(!body.contains("hunter2xyz"), "{body}");
+    assert!(output_lines(&end).contains(&"done".to_owned()), "{body}");
+}
+
 /// The job prints the heartbeat URL (read from the URL file) and a secret variable's value:
 /// neither reaches the body.
 #[test]

@@ -97,10 +97,10 @@ pub struct ProtocolArgs {
     pub header: Vec<String>,
 
     /// Longest request body (healthchecks: the summary, then the scrubbed output tail), in
-    /// bytes; 0 sends none.
-    #[arg(long, value_name = "BYTES", default_value_t = 10_000,
+    /// bytes; 0 sends none. [default: 10000]
+    #[arg(long, value_name = "BYTES",
           value_parser = clap::value_parser!(u32).range(0..=1_048_576))]
-    pub body_max: u32,
+    pub body_max: Option<u32>,
 }
 
 #[derive(Debug, Args)]

@@ -234,7 +234,7 @@ impl Config {
             args: args_of_program.to_vec(),
             heartbeat,
             protocol,
-            body_max: args.report.body_max as usize,
+            body_max: args.report.body_max.unwrap_or(DEFAULT_BODY_MAX) as usize,
             child_env: env.without(&env_remove),
             limits: supervise::Limits {
                 timeout: args.timeout,
@@ -332,15 +332,19 @@ pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckCo
 }
 
 /// `--protocol`, decided for the URL, and the `--header` headers.
+/// `--body-max` when not given: the most a self-hosted Healthchecks keeps by default.
+const DEFAULT_BODY_MAX: u32 = 10_000;
+
 fn protocol(args: &ProtocolArgs, heartbeat: &Heartbeat) -> Result<(Kind, Headers)> {
     let url = match heartbeat {
         Heartbeat::Configured(url) => Some(url),
         Heartbeat::Missing(_) => None,
     };
-    Ok((
-        Kind::choose(args.protocol, url),
-        Headers::parse(&args.header)?,
-    ))
+    let kind = Kind::choose(args.protocol, url);
+    if kind == Kind::Crontap && args.body_max.is_some() {
+        tracing::warn!("--body-max has no effect: the crontap protocol sends no request body");
+    }
+    Ok((kind, Headers::parse(&args.header)?))
 }
 
 fn retry_policy(args: &RunArgs) -> Result<retry::Policy> {

@@ -138,6 +138,29 @@ fn headers_from_a_file() {
     }
 }
 
+/// `--body-max` with the crontap protocol (chosen, or picked by `auto` for another host)
+/// cannot do anything: one warning says so, and the ping goes out as always.
+#[test]
+fn body_max_with_the_crontap_protocol_is_warned_about() {
+    for protocol in ["auto", "crontap"] {
+        let hc = Healthchecks::start();
+        let url = hc.slug_url("ping", SECRET);
+        let out = Crontap::with_url(&url)
+            .args(["--protocol", protocol, "--body-max", "5000"])
+            .sh("exit 0");
+        assert_eq!(out.code, 0, "{protocol}: {}", out.stderr);
+        assert_eq!(out.stderr.lines().count(), 1, "{protocol}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("--body-max has no effect"),
+            "{protocol}: {}",
+            out.stderr
+        );
+        let pings = hc.pings();
+        assert_eq!(pings.len(), 1, "{protocol}: {pings:#?}");
+        assert_eq!(pings[0].method, "GET");
+    }
+}
+
 /// The crontap protocol carries `--header` headers on its GET too.
 #[test]
 fn the_crontap_protocol_sends_headers_too() {

@@ -25,9 +25,11 @@ const MAX_FILE: u64 = 64 * 1024;
 const MIN_SECRET_LEN: usize = 6;
 
 /// Headers crontap-run sets itself, or that would change how the request is framed or its
-/// body read: the target, the framing, the body's type and encoding, the connection.
-const REFUSED: [&str; 11] = [
+/// body read: the target, the framing (`Expect: 100-continue` too), the body's type and
+/// encoding, the connection.
+const REFUSED: [&str; 12] = [
     "host",
+    "expect",
     "content-length",
     "content-type",
     "content-encoding",
@@ -216,6 +218,31 @@ mod tests {
         assert!(h.secrets.contains(&"tok-abcdef123".to_owned()));
         assert!(h.secrets.contains(&"Bearer tok-abcdef123".to_owned()));
         assert!(!h.secrets.iter().any(|s| s == "Bearer" || s == "prod"));
+    }
+
+    /// Written out here rather than taken from `REFUSED`, so that one dropped from there
+    /// fails the test.
+    #[test]
+    fn framing_headers_are_refused() {
+        for name in [
+            "Host",
+            "Expect",
+            "Content-Length",
+            "content-type",
+            "Content-Encoding",
+            "Transfer-Encoding",
+            "Trailer",
+            "Connection",
+            "Keep-Alive",
+            "Proxy-Connection",
+            "Upgrade",
+            "TE",
+        ] {
+            let err = parse(&[&format!("{name}: v-1234567")]).unwrap_err();
+            assert!(err.contains("set by crontap-run itself"), "{name}: {err}");
+            assert!(!err.contains("v-1234567"), "{err}");
+        }
+        assert!(parse(&["User-Agent: my-agent/1"]).is_ok());
     }
 
     #[test]

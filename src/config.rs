@@ -211,7 +211,10 @@ impl Config {
         let state = state_plan(&args, state_url.as_ref(), &command, env)?;
         let metrics = metrics_target(&args, &command)?;
 
-        let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
+        let headers = !args.report.header.is_empty();
+        let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, headers, |n| {
+            env.get(n)
+        })?;
         let (protocol, headers) = protocol(&args.report, &heartbeat)?;
         if let Some(url) = &state_url {
             url.warn_if_password_in_ps();
@@ -304,7 +307,10 @@ pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckCo
     if args.ping_timeout > MAX_PING_TIMEOUT {
         bail!("--ping-timeout must be at most 5m");
     }
-    let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, |n| env.get(n))?;
+    let headers = !args.report.header.is_empty();
+    let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, headers, |n| {
+        env.get(n)
+    })?;
     let (protocol, headers) = protocol(&args.report, &heartbeat)?;
     // The first of the names that is set, as reqwest reads them.
     let first = |names: [&str; 2]| {

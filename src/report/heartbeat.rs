@@ -11,6 +11,8 @@ use crontap_scrub::url_secrets;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use reqwest::Url;
 
+use crate::files;
+
 /// Characters percent-encoded in the `msg` query value: everything but RFC 3986's unreserved.
 const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
@@ -41,16 +43,28 @@ pub struct HeartbeatUrl {
 
 impl Heartbeat {
     /// Reads the URL: the file wins over the environment variable. `env` looks variables up
-    /// (the process environment in production, a map in tests).
+    /// (the process environment in production, a map in tests). With `headers` to send,
+    /// the URL file decides where their secrets go, so it must be as far out of other
+    /// accounts' reach as a header file ([`files::read_secret`]).
     pub fn load(
         url_file: Option<&Path>,
         url_env: &str,
+        headers: bool,
         env: impl Fn(&str) -> Option<std::ffi::OsString>,
     ) -> Result<Heartbeat> {
         if let Some(path) = url_file {
             let from_env = env(URL_FILE_VAR).is_some_and(|v| Path::new(&v) == path);
             let source = file_source("--url-file", URL_FILE_VAR, path, from_env);
-            let text = read_url_file(path, &source)?;
+            let text = match headers {
+                true => files::read_secret(path, MAX_URL_FILE)
+                    .with_context(|| {
+                        format!(
+                            "{source}: cannot read the file (it decides where --header values go)"
+                        )
+                    })
+                    .and_then(|bytes| url_of(bytes, &source)),
+                false => read_url_file(path, &source),
+            }?;
             return HeartbeatUrl::parse(&text, &source).map(Heartbeat::Configured);
         }
         match env(url_env) {
@@ -88,6 +102,11 @@ pub(crate) fn file_source(option: &str, var: &str, path: &Path, from_env: bool) 
 /// (`--state-url-file`) is read with it too.
 pub(crate) fn read_url_file(path: &Path, source: &str) -> Result<String> {
     let text = read_small(path, MAX_URL_FILE).with_context(|| format!("{source}: cannot read"))?;
+    url_of(text, source)
+}
+
+/// The URL a URL file's bytes hold, as [`read_url_file`] says.
+fn url_of(text: Vec<u8>, source: &str) -> Result<String> {
     let text = String::from_utf8(text)
         .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
@@ -431,12 +450,13 @@ mod tests {
         let path = dir.path().join("url");
         std::fs::write(&path, "  https://h/from-file \n").unwrap();
         let env = |_: &str| Some("https://h/from-env".into());
-        let Heartbeat::Configured(u) = Heartbeat::load(Some(&path), "V", env).unwrap() else {
+        let Heartbeat::Configured(u) = Heartbeat::load(Some(&path), "V", false, env).unwrap()
+        else {
             panic!("expected a URL")
         };
         assert_eq!(u.success().as_str(), "https://h/from-file");
         assert!(matches!(
-            Heartbeat::load(None, "V", |_| None).unwrap(),
+            Heartbeat::load(None, "V", false, |_| None).unwrap(),
             Heartbeat::Missing(_)
         ));
     }

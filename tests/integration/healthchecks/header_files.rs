@@ -156,3 +156,44 @@ fn a_loop_of_links_is_refused() {
     symlink("a", dir.join("b")).unwrap();
     assert_refused(&dir.join("a"), "symbolic links");
 }
+
+/// With headers to send, the URL file decides where their values go: one that another
+/// account can change is refused like a header file. Without headers it is read as always.
+#[test]
+fn with_headers_the_url_file_must_be_trusted_too() {
+    let other = nobody();
+    let (hc, url) = server();
+    let tmp = tempfile::tempdir().unwrap();
+    let url_file = tmp.path().join("url");
+    fs::write(&url_file, &url).unwrap();
+    chmod(&url_file, 0o666);
+    chown(&url_file, other);
+    let with_headers = healthchecks("")
+        .env_remove("CRONTAP_HEARTBEAT_URL")
+        .arg("--url-file")
+        .arg(&url_file)
+        .args(["--header", "X-Token: tok-8765432"])
+        .sh("echo the command ran");
+    assert_eq!(with_headers.code, 125, "{}", with_headers.stderr);
+    assert_eq!(with_headers.stdout, "");
+    assert_eq!(
+        with_headers.stderr.lines().count(),
+        1,
+        "{}",
+        with_headers.stderr
+    );
+    assert!(
+        with_headers.stderr.contains("--url-file") && with_headers.stderr.contains("--header"),
+        "{}",
+        with_headers.stderr
+    );
+    assert!(hc.pings().is_empty(), "{:#?}", hc.pings());
+
+    let without = healthchecks("")
+        .env_remove("CRONTAP_HEARTBEAT_URL")
+        .arg("--url-file")
+        .arg(&url_file)
+        .sh("exit 0");
+    assert_eq!(without.code, 0, "{}", without.stderr);
+    assert_eq!(hc.ends().len(), 1, "{:#?}", hc.pings());
+}

@@ -337,17 +337,18 @@ pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckCo
     })
 }
 
-/// `--protocol`, decided for the URL, and the `--header` headers.
 /// `--body-max` when not given: the most a self-hosted Healthchecks keeps by default.
 const DEFAULT_BODY_MAX: u32 = 10_000;
 
+/// `--protocol`, decided for the URL, and the `--header` headers.
 fn protocol(args: &ProtocolArgs, heartbeat: &Heartbeat) -> Result<(Kind, Headers)> {
     let url = match heartbeat {
         Heartbeat::Configured(url) => Some(url),
         Heartbeat::Missing(_) => None,
     };
     let kind = Kind::choose(args.protocol, url);
-    if kind == Kind::Crontap && args.body_max.is_some() {
+    // Without a URL nothing is sent, and the missing URL is the one warning.
+    if kind == Kind::Crontap && url.is_some() && args.body_max.is_some() {
         tracing::warn!("--body-max has no effect: the crontap protocol sends no request body");
     }
     Ok((kind, Headers::parse(&args.header)?))

@@ -48,13 +48,18 @@ pub fn read_secret(path: &Path, max: u64) -> Result<Vec<u8>> {
 }
 
 /// Opens the directory at `path` (plain), checked as the state directory is. Unlike
-/// [`Dir::open`], its last name may be a link (a secret volume's `..data`): every
-/// directory above it is trusted, so the link was made by someone trusted, and what it
-/// leads to is checked on the handle.
+/// [`Dir::open`], its last name may be a link (a secret volume's `..data`), if the
+/// directory holding the link is itself one no other account can write (not merely sticky,
+/// as a parent may be): then the link was made by someone trusted, and what it leads to is
+/// checked on the handle.
 fn open_dir(path: &Path) -> Result<Dir> {
     let missing = || anyhow!("{} does not exist", super::show(path));
     if !super::parents::approach(path, false, Runner::this())? {
         return Err(missing());
+    }
+    let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink());
+    if let (true, Some(holder)) = (link, path.parent()) {
+        Dir::open(holder, Check::Private, false)?.ok_or_else(missing)?;
     }
     let flags = super::DIRECTORY.difference(OFlag::O_NOFOLLOW);
     let fd = match nix::fcntl::open(path, flags, Mode::empty()) {

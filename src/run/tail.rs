@@ -134,6 +134,8 @@ impl LineFeed {
     fn pass_on(&mut self, more: &[u8]) {
         let overlong = self.overlong.take().map(|t| t.bytes());
         let mut tail = self.both.lock().unwrap_or_else(PoisonError::into_inner);
+        // The line's start is gone, whether or not the shared tail overflows now.
+        tail.cut |= overlong.is_some();
         tail.push(overlong.as_deref().unwrap_or(&self.pending));
         tail.push(more);
         drop(tail);
@@ -248,5 +250,18 @@ mod tests {
         assert!(kept.cut);
         out.push(b"next\n");
         assert_eq!(both.lock().unwrap().kept().bytes, b"w=s3cr\nnext\n");
+    }
+
+    /// One line longer than the tail and nothing else: its start is gone, and the tail
+    /// says so though the line's end fills it exactly.
+    #[test]
+    fn an_overlong_line_alone_is_marked_cut() {
+        let both = Arc::new(Mutex::new(Tail::new(8)));
+        let mut out = LineFeed::new(Arc::clone(&both));
+        out.push(b"tok=abcdefghijkl");
+        out.finish();
+        let kept = both.lock().unwrap().kept();
+        assert_eq!(kept.bytes, b"efghijkl");
+        assert!(kept.cut);
     }
 }

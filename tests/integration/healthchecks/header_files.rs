@@ -75,6 +75,26 @@ fn a_link_in_a_directory_everyone_can_write_is_refused() {
     }
 }
 
+/// A directory on the way that is a link another account made in a sticky directory
+/// (`/tmp/hc -> /root` before the operator made `/tmp/hc`): sticky is safe for a directory
+/// above, not for the one holding a link that is followed.
+#[test]
+fn a_directory_link_planted_in_a_sticky_directory_is_refused() {
+    let other = nobody();
+    let tmp = tempfile::tempdir().unwrap();
+    let sticky = tmp.path().join("tmp");
+    fs::create_dir(&sticky).unwrap();
+    chmod(&sticky, 0o1777);
+    let private = tmp.path().join("private");
+    fs::create_dir(&private).unwrap();
+    chmod(&private, 0o700);
+    fs::write(private.join("headers"), format!("{ROOTS}\n")).unwrap();
+    chmod(&private.join("headers"), 0o600);
+    symlink(&private, sticky.join("hc")).unwrap();
+    std::os::unix::fs::lchown(sticky.join("hc"), Some(other.0), Some(other.1)).unwrap();
+    assert_refused(&sticky.join("hc/headers"), "mode 1777");
+}
+
 /// The link's target in a directory another account could change: it could be swapped.
 #[test]
 fn a_link_to_a_directory_another_account_owns_is_refused() {

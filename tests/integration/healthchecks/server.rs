@@ -36,6 +36,8 @@ struct State {
     hold_starts: bool,
     /// Held start pings: the index of their record, the request and its status.
     held: Vec<(usize, Request, u16)>,
+    /// The `Retry-After` seconds sent with every 429 and 503, if any.
+    retry_after: Option<u64>,
 }
 
 /// The Healthchecks-like server.
@@ -96,6 +98,11 @@ impl Healthchecks {
             .entry(class)
             .or_default()
             .extend(statuses.iter().copied());
+    }
+
+    /// Sends `Retry-After: <secs>` with every 429 and 503 from now on.
+    pub fn retry_after(&self, secs: u64) {
+        self.lock().retry_after = Some(secs);
     }
 
     /// Holds every start ping unanswered (recorded at once) until [`Self::release_starts`].
@@ -326,6 +333,12 @@ fn handle(mut request: Request, state: &Mutex<State>) {
         st.held.push((index, request, status));
         return;
     }
+    let retry_after = st.retry_after.filter(|_| matches!(status, 429 | 503));
     drop(guard);
-    let _ = request.respond(text(status));
+    let mut response = text(status);
+    if let Some(secs) = retry_after {
+        let header = tiny_http::Header::from_bytes("Retry-After", secs.to_string()).unwrap();
+        response.add_header(header);
+    }
+    let _ = request.respond(response);
 }

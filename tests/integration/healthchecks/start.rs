@@ -234,18 +234,28 @@ fn a_held_start_does_not_lose_the_end_of_a_stopped_run() {
     hc.release_starts();
 }
 
-/// A start answered 503 waits to be retried; the end becoming due during that wait ends
-/// it: no second start, though retries are left. The command ends only once the first start
-/// was answered, so the end is due while the start waits.
+/// A start answered 503 waits to be retried (30 s, as the answer asks); the end becoming
+/// due during that wait ends it: no second start, though retries and budget are left, and
+/// the end goes out at once rather than after the start's share of the end's time. The command ends only once the
+/// first start was answered, so the end is due while the start waits.
 #[test]
 fn a_start_waiting_to_retry_gives_up_when_the_end_is_due() {
     let (hc, url) = server();
     hc.script(Class::Start, &[503; 12]);
+    hc.retry_after(30);
     let dir = tempfile::tempdir().unwrap();
     let gate = Gate::new(dir.path());
     let script = format!("echo started; {}; exit 4", gate.wait_script());
     let mut run = healthchecks(&url)
-        .args(["--ping-retries", "10", "--", "sh", "-c", &script])
+        .args([
+            "--ping-retries",
+            "10",
+            "--ping-budget",
+            "2m",
+            "--ping-timeout",
+            "8s",
+        ])
+        .args(["--", "sh", "-c", &script])
         .start();
     run.wait_for("started");
     assert!(
@@ -263,6 +273,13 @@ fn a_start_waiting_to_retry_gives_up_when_the_end_is_due() {
         1,
         "the start was retried: {:#?}",
         hc.pings()
+    );
+    // A start that kept waiting would hold the end for one ping timeout (8 s), then be
+    // dropped.
+    assert!(
+        out.elapsed < Duration::from_secs(6),
+        "the end waited for the start's retry: {:?}",
+        out.elapsed
     );
     assert_end(&hc.only_end(), "4");
     assert_eq!(out.stderr, "", "a lost start is no error of the end's");

@@ -173,15 +173,7 @@ async fn deliver(
         let remaining = deadline.saturating_duration_since(Instant::now());
         let limit = policy.timeout.min(remaining);
         let started = Instant::now();
-        let sent = client::build(&client, request, headers).send();
-        let result = match tokio::time::timeout(limit, sent).await {
-            Err(_) => Err(AttemptError::Retryable {
-                reason: format!("no response within {}", HumanDuration(limit)),
-                retry_after: None,
-            }),
-            Ok(Err(err)) => Err(classify_error(err)),
-            Ok(Ok(response)) => classify_response(&response),
-        };
+        let result = try_once(&client, request, headers, limit).await;
         let took = HumanDuration(started.elapsed());
         let (reason, retry_after) = match result {
             Ok(()) => {
@@ -232,6 +224,24 @@ async fn deliver(
                 status: None,
             });
         }
+    }
+}
+
+/// One attempt, answered within `limit`.
+async fn try_once(
+    client: &reqwest::Client,
+    request: &Request,
+    headers: &HeaderMap,
+    limit: Duration,
+) -> Result<(), AttemptError> {
+    let sent = client::build(client, request, headers).send();
+    match tokio::time::timeout(limit, sent).await {
+        Err(_) => Err(AttemptError::Retryable {
+            reason: format!("no response within {}", HumanDuration(limit)),
+            retry_after: None,
+        }),
+        Ok(Err(err)) => Err(classify_error(err)),
+        Ok(Ok(response)) => classify_response(&response),
     }
 }
 

@@ -171,45 +171,28 @@ mod tests {
         assert!(Tail::new(TAIL_BYTES).bytes().is_empty());
     }
 
+    fn kept(bytes: &[u8], cut: bool) -> Kept {
+        Kept {
+            bytes: bytes.to_vec(),
+            cut,
+        }
+    }
+
     #[test]
     fn a_tail_says_whether_it_dropped_bytes() {
         let mut tail = Tail::new(4);
         tail.push(b"ab");
         tail.push(b"cd");
-        assert_eq!(
-            tail.kept(),
-            Kept {
-                bytes: b"abcd".to_vec(),
-                cut: false
-            }
-        );
+        assert_eq!(tail.kept(), kept(b"abcd", false));
         tail.push(b"e");
-        assert_eq!(
-            tail.kept(),
-            Kept {
-                bytes: b"bcde".to_vec(),
-                cut: true
-            }
-        );
+        assert_eq!(tail.kept(), kept(b"bcde", true));
         let mut tail = Tail::new(4);
         tail.push(b"abc");
         tail.push(b"de");
-        assert_eq!(
-            tail.kept(),
-            Kept {
-                bytes: b"bcde".to_vec(),
-                cut: true
-            }
-        );
+        assert_eq!(tail.kept(), kept(b"bcde", true));
         let mut tail = Tail::new(4);
         tail.push(b"abcdef");
-        assert_eq!(
-            tail.kept(),
-            Kept {
-                bytes: b"cdef".to_vec(),
-                cut: true
-            }
-        );
+        assert_eq!(tail.kept(), kept(b"cdef", true));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! characters and bidirectional-override characters are removed.
 //!
 //! Tabs and line breaks (LF, CR, VT, FF, NEL, U+2028, U+2029) become a single space so that
-//! what was several lines reads as one.
+//! what was several lines reads as one. Where lines are kept (a body, the text a summary line
+//! is picked from), only LF and CR split them: the other line breaks become a space.
 
 /// A path on one line, whatever it holds (a newline in a path would split a message).
 pub fn path(path: &std::path::Path) -> String {
@@ -30,9 +31,10 @@ fn clean(text: &str, keep_lines: bool) -> String {
             // CSI introduced by the single C1 character instead of ESC [.
             '\u{9b}' => skip_csi(&mut chars),
             '\n' | '\r' | '\t' if keep_lines => out.push(c),
-            // The other line breaks (VT, FF, NEL, U+2028, U+2029): lines of their own
-            // where lines are kept, so that no two lines' words are glued together.
-            c if keep_lines && is_other_break(c) => out.push('\n'),
+            // The other line breaks (VT, FF, NEL, U+2028, U+2029) become a space even where
+            // lines are kept: a line is split only at LF and CR, so that a `key=value` with
+            // one of them inside is scrubbed whole, not as a key line and a value line.
+            c if keep_lines && is_other_break(c) => out.push(' '),
             c if '\t' == c || '\n' == c || '\r' == c || is_other_break(c) => {
                 if !out.ends_with(' ') {
                     out.push(' ');
@@ -118,7 +120,7 @@ mod tests {
         for line_break in ['\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}'] {
             let text = format!("disk{line_break}full");
             assert_eq!(one_line(&text), "disk full", "{line_break:?}");
-            assert_eq!(super::keep_lines(&text), "disk\nfull", "{line_break:?}");
+            assert_eq!(super::keep_lines(&text), "disk full", "{line_break:?}");
         }
     }
 

@@ -29,6 +29,23 @@ pub struct Kept {
     pub cut: bool,
 }
 
+impl Kept {
+    /// The lines held whole: when older bytes were dropped, the first line is only the end
+    /// of one and is left out, since what made a value on it a secret (its key's name) may
+    /// be gone with its start. Empty when no line starts inside the tail.
+    pub fn whole_lines(self) -> Vec<u8> {
+        let mut bytes = self.bytes;
+        if self.cut {
+            let start = bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |i| i + 1);
+            bytes.drain(..start);
+        }
+        bytes
+    }
+}
+
 impl Tail {
     /// A tail of the last `capacity` bytes (at least one).
     pub fn new(capacity: usize) -> Tail {
@@ -176,6 +193,20 @@ mod tests {
             bytes: bytes.to_vec(),
             cut,
         }
+    }
+
+    #[test]
+    fn only_whole_lines_are_handed_on() {
+        // Nothing dropped: everything is whole, a last line without its newline too.
+        assert_eq!(kept(b"a=1\nb=2", false).whole_lines(), b"a=1\nb=2");
+        // The start of the first line fell out: its key may be gone, so it goes.
+        assert_eq!(kept(b"hunter2\nlast\n", true).whole_lines(), b"last\n");
+        assert_eq!(kept(b"only the end of one", true).whole_lines(), b"");
+        assert_eq!(kept(b"end\n", true).whole_lines(), b"");
+        // Through a real tail: the first line's start is pushed out.
+        let mut tail = Tail::new(16);
+        tail.push(b"password=Hunter2Secret\nboom\n");
+        assert_eq!(tail.kept().whole_lines(), b"boom\n");
     }
 
     #[test]

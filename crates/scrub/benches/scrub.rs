@@ -14,7 +14,12 @@
 //! base64-ish words, quoted secret names, `a=` repeated (once quadratic), long lines of
 //! numbers or of `key=`, which the rules of that day handle in time quadratic in the line,
 //! and `mysql -p` repeated, where each pass over the text redacts one more value, so the
-//! passes are as many as the values.
+//! passes are as many as the values; and, for the credential forms of 2026-12-04 (each a
+//! lexer of its own, `structure/forms`), a 64 KiB line of each form's cue repeated
+//! (`IDENTIFIED BY `, `-p ` after a tool that takes it, `PASS `, Oracle logons after
+//! `sqlplus`, argument lists, duplicate-key details, `SSHPASS=`, host names with `@`,
+//! `AUTH LOGIN` lines), where a lexer that read each cue's line or value again would be
+//! quadratic.
 //!
 //! A tail whose first run takes longer than [`BUDGET`] is run once only.
 
@@ -65,6 +70,14 @@ fn fill(line: impl Fn(usize) -> String) -> String {
 /// One line of `unit` repeated, [`TAIL`] bytes long.
 fn one_line(unit: &str) -> String {
     let mut out = unit.repeat(TAIL / unit.len() + 1);
+    out.truncate(TAIL);
+    out
+}
+
+/// `prefix`, then `unit` repeated: one line [`TAIL`] bytes long.
+fn one_line_after(prefix: &str, unit: &str) -> String {
+    let mut out = prefix.to_owned();
+    out.push_str(&unit.repeat(TAIL / unit.len() + 1));
     out.truncate(TAIL);
     out
 }
@@ -150,6 +163,56 @@ fn tails() -> Vec<(&'static str, String)> {
             fill(|_| "mysql -p".repeat(20)),
         ),
         ("`mysql -p` repeated (one line)", one_line("mysql -p")),
+        (
+            "`IDENTIFIED BY ` repeated (one line)",
+            one_line("IDENTIFIED BY "),
+        ),
+        (
+            "`IDENTIFIED BY '` repeated (one line)",
+            one_line("IDENTIFIED BY '"),
+        ),
+        (
+            "`-p ` repeated after sshpass (one line)",
+            one_line_after("+ sshpass ", "-p "),
+        ),
+        (
+            "`-p ` repeated after mysql (one line)",
+            one_line_after("+ mysql ", "-p "),
+        ),
+        ("`PASS ` repeated (one line)", one_line("PASS ")),
+        (
+            "`a/b@c ` after sqlplus (one line)",
+            one_line_after("sqlplus ", "a/b@c "),
+        ),
+        (
+            "`['zip', '-P', ` repeated (one line)",
+            one_line("['zip', '-P', "),
+        ),
+        (
+            "`Key (api_token)=(` repeated (one line)",
+            one_line("Key (api_token)=("),
+        ),
+        ("`SSHPASS=` repeated (one line)", one_line("SSHPASS=")),
+        (
+            "`host name \"a@` repeated (one line)",
+            one_line("host name \"a@"),
+        ),
+        ("`AUTH LOGIN` lines", fill(|_| "AUTH LOGIN".to_owned())),
+        (
+            "`Pwd={` repeated (one line)",
+            one_line_after("Server=db;", "Pwd={"),
+        ),
+        // URLs with nothing between them: each authority is read to the next URL only.
+        ("`a://` repeated (one line)", one_line("a://")),
+        (
+            "`http://u:p@h/,` repeated (one line)",
+            one_line("http://u:p@h/,"),
+        ),
+        // Random-looking tokens for the randomness test, one after another.
+        (
+            "20-character tokens (one line)",
+            one_line("Qm3vXr9TtLw2ZpK8sNb4 "),
+        ),
     ]
 }
 

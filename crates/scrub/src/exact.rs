@@ -8,6 +8,9 @@
 
 use std::borrow::Cow;
 use std::ffi::OsString;
+use std::sync::OnceLock;
+
+use regex::{Regex, RegexBuilder};
 
 use url::Url;
 
@@ -84,7 +87,16 @@ pub fn secret_values(
 }
 
 /// Exact secret values, longest first so that a value containing another is replaced whole.
-pub struct Values(Vec<String>);
+///
+/// A value is found however it was written out: in any case (`TOKEN` for `token`, as a
+/// log line or a header may print it), with any of its characters percent-encoded
+/// (`s3cr%33t`, `p%40ss`, as a URL or a form body carries it; `+` for a space), and, since
+/// the scrubber drops zero-width characters first, with those slipped inside. The pattern
+/// that does so compiles on the first use, which only a failure reaches.
+pub struct Values {
+    values: Vec<String>,
+    pattern: OnceLock<Option<Regex>>,
+}
 
 impl Values {
     pub fn new(values: impl IntoIterator<Item = String>) -> Values {
@@ -97,19 +109,66 @@ impl Values {
             .collect();
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         values.dedup();
-        Values(values)
+        Values {
+            values,
+            pattern: OnceLock::new(),
+        }
     }
 
     /// `text` with every known value replaced by [`REDACTED`].
     pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        let mut text = Cow::Borrowed(text);
-        for value in &self.0 {
-            if text.contains(value.as_str()) {
-                text = Cow::Owned(text.replace(value.as_str(), REDACTED));
-            }
+        match self.pattern.get_or_init(|| pattern(&self.values)) {
+            Some(pattern) => pattern.replace_all(text, REDACTED),
+            None => Cow::Borrowed(text),
         }
-        text
     }
+}
+
+/// One pattern for all `values`, longest first (the leftmost alternative wins where two
+/// start at the same place), each character literal or percent-encoded, in any case.
+fn pattern(values: &[String]) -> Option<Regex> {
+    if values.is_empty() {
+        return None;
+    }
+    let alternatives: Vec<String> = values.iter().map(|v| spelled_any_way(v)).collect();
+    let pattern = format!("(?i:{})", alternatives.join("|"));
+    // A pattern too large to compile (values of many kilobytes) falls back to nothing
+    // rather than stopping the report; the other layers still run.
+    RegexBuilder::new(&pattern)
+        .size_limit(16 << 20)
+        .build()
+        .ok()
+}
+
+/// `value` as a pattern in which every character may also be percent-encoded or escaped
+/// as JSON escapes it (`\u0026`, `\/`), and one space may stand between two characters (a
+/// line-like character the scrubber turned into a space, or a wrapped line, split it).
+fn spelled_any_way(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() * 16);
+    let mut utf8 = [0; 4];
+    for (i, c) in value.chars().enumerate() {
+        if i > 0 {
+            out.push_str("[ \t]?");
+        }
+        out.push_str("(?:");
+        out.push_str(&regex::escape(c.encode_utf8(&mut utf8)));
+        out.push('|');
+        for byte in c.encode_utf8(&mut utf8).bytes() {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+        if let Ok(unit) = u16::try_from(u32::from(c)) {
+            out.push_str(&format!(r"|\\u{unit:04X}"));
+        }
+        if matches!(c, '/' | '"' | '\\') {
+            out.push_str(r"|\\");
+            out.push_str(&regex::escape(c.encode_utf8(&mut utf8)));
+        }
+        if c == ' ' {
+            out.push_str(r"|\+");
+        }
+        out.push(')');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -129,5 +188,42 @@ mod tests {
         assert_eq!(credentials("https://token@hc.example/x"), ["token"]);
         assert_eq!(credentials("postgres://:secret1@db/jobs"), ["secret1"]);
         assert!(credentials("https://hc.example/ping/abc?x=1").is_empty());
+    }
+
+    #[test]
+    fn known_values_are_found_however_they_are_written() {
+        let values = Values::new(["s3cr3tT0ken".to_owned(), "p@ss word/1".to_owned()]);
+        for text in [
+            "s3cr3tT0ken",
+            "S3CR3TT0KEN",
+            "s3cr%33tT0ken",
+            "%73%33%63%72%33%74%54%30%6b%65%6e",
+            "p%40ss%20word%2F1",
+            "P%40SS+WORD%2f1",
+            "p@ss word/1",
+        ] {
+            assert_eq!(
+                values.redact(&format!("<{text}>")),
+                "<[REDACTED]>",
+                "{text}"
+            );
+        }
+        // JSON's escapes, and a space where a line-like character split the value.
+        for text in [
+            "p@ss word\\/1",
+            "p\\u0040ss word/1",
+            "s3cr3t T0ken",
+            "s3cr3tT0k\ten",
+        ] {
+            assert_eq!(
+                values.redact(&format!("<{text}>")),
+                "<[REDACTED]>",
+                "{text}"
+            );
+        }
+        // Only the value: its neighbours stay.
+        assert_eq!(values.redact("xs3cr3tT0kenx"), "x[REDACTED]x");
+        assert_eq!(values.redact("s3cr3tT0ke"), "s3cr3tT0ke");
+        assert_eq!(Values::new([]).redact("anything"), "anything");
     }
 }

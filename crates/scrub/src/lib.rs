@@ -37,8 +37,10 @@ mod structure;
 mod tokens;
 mod tool_flags;
 mod traces;
+mod userinfo;
 mod wrappers;
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 
 pub use exact::Values as Known;
@@ -73,7 +75,8 @@ impl Scrubber {
     /// and runs out. A pass that changed the text without shrinking it would break that
     /// argument; it ends the loop (and fails debug builds, which the tests run).
     pub fn scrub(&self, text: &str) -> String {
-        let mut text = self.scrub_once(text);
+        let text = normalise(text);
+        let mut text = self.scrub_once(&text);
         loop {
             let again = self.scrub_once(&text);
             if again == text {
@@ -96,6 +99,61 @@ impl Scrubber {
         let text = personal::redact(&text);
         text.into_owned()
     }
+}
+
+/// `text` as the layers judge it: line-like characters (`\v`, `\f`, NEL, U+2028, U+2029)
+/// become a space, so a `key=value` they sit in is seen whole; characters that show as
+/// nothing (zero-width spaces and joiners, the word joiner, a byte-order mark, a soft
+/// hyphen) are dropped, so a secret they are slipped into is still the secret; and a
+/// full-width `：` or `＝` right after an ASCII letter or digit (`password：…`, as an input
+/// method types it) becomes its ASCII form, so the name's value is found. Full-width
+/// punctuation in CJK text stays as it is.
+fn normalise(text: &str) -> Cow<'_, str> {
+    let changes = |c: char| is_line_like(c) || is_invisible(c) || matches!(c, '：' | '＝');
+    if !text.contains(changes) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().filter(|&c| !is_invisible(c)) {
+        let after_ascii = out.ends_with(|p: char| p.is_ascii_alphanumeric());
+        out.push(match c {
+            c if is_line_like(c) => ' ',
+            '：' if after_ascii => ':',
+            '＝' if after_ascii => '=',
+            c => c,
+        });
+    }
+    match out == text {
+        true => Cow::Borrowed(text),
+        false => Cow::Owned(out),
+    }
+}
+
+/// Line breaks other than LF and CR.
+fn is_line_like(c: char) -> bool {
+    matches!(c, '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// Characters with no width of their own: the soft hyphen, the combining grapheme joiner,
+/// Hangul fillers, Mongolian variation selectors and vowel separator, zero-width spaces and
+/// joiners, the word joiner and invisible operators, variation selectors, the byte-order
+/// mark, and tag characters.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{34f}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200d}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
 }
 
 /// The bytes of `text` outside markers.
@@ -179,6 +237,38 @@ mod tests {
         assert_eq!(
             s.scrub("FATAL: password authentication failed for user \"app\""),
             "FATAL: password authentication failed for user \"app\""
+        );
+    }
+
+    #[test]
+    fn text_is_normalised_before_it_is_judged() {
+        let s = scrubber();
+        // Line-like characters are a space: the value stays with its key.
+        for c in ['\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}'] {
+            assert_eq!(
+                s.scrub(&format!("password:{c}Hunter2Secret")),
+                "password: [REDACTED]",
+                "{c:?}"
+            );
+        }
+        // Zero-width characters hide nothing.
+        assert_eq!(s.scrub("x s3cr\u{200b}3tT0\u{feff}ken y"), "x [REDACTED] y");
+        assert_eq!(s.scrub("pass\u{200d}word=hunter2"), "password=[REDACTED]");
+        for c in ['\u{34f}', '\u{fe0f}', '\u{e0020}', '\u{2063}'] {
+            assert_eq!(
+                s.scrub(&format!("x s3cr3t{c}T0ken y")),
+                "x [REDACTED] y",
+                "{c:?}"
+            );
+        }
+        // A line-like character inside the run's own token: its halves are still the token.
+        assert_eq!(s.scrub("x s3cr3t\u{b}T0ken y"), "x [REDACTED] y");
+        // Full-width punctuation and CJK text around a credential.
+        assert_eq!(s.scrub("password：Hunter2Secret"), "password:[REDACTED]");
+        assert_eq!(s.scrub("连接失败：超时"), "连接失败：超时");
+        assert_eq!(
+            s.scrub("用户jane.doe@example.com不存在"),
+            "用户[REDACTED]不存在"
         );
     }
 

@@ -1,14 +1,15 @@
 //! Judging names and values for [`super::structure`]: whether a name is a secret's
 //! (`DB_PASSWORD`, `apiKey`, `NGROK_AUTHTOKEN`), whether it only gives context to a
-//! generated-looking value (`MAILGUN_KEY`, `datadog_app`), and whether a value looks
-//! generated or is the start of a sentence about a secret (`password: must be …`).
+//! generated-looking value (`MAILGUN_KEY`, `datadog_app`), whether a value looks
+//! generated or is the start of a sentence about a secret (`password: must be …`), and
+//! whether a name is a source or configuration file's (`TokenService.java`).
 //!
 //! The word lists are data: compact, one concern each.
 
 /// Words that make a name a secret's wherever they stand in it.
 #[rustfmt::skip]
 const SECRET_WORDS: &[&str] = &[
-    "password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "tokens",
+    "password", "passwd", "pwd", "pw", "pass", "passphrase", "secret", "secrets", "token", "tokens",
     "apikey", "credential", "credentials", "creds", "dsn", "cookie", "session", "sessionid", "auth",
     "authorization", "bearer", "signature", "privatekey", "accesskey", "secretkey",
 ];
@@ -28,7 +29,7 @@ const NOT_A_VALUE: &[&str] = &[
     "fingerprint", "hint", "version", "algorithm", "format", "rotation", "count", "ttl", "ref",
     "refs", "reference", "selector", "user", "username", "users", "method", "mode", "provider",
     "mechanism", "realm", "scheme", "enabled", "disabled", "host", "port", "policy", "strategy",
-    "timeout", "level",
+    "timeout", "level", "at", "header", "source", "encryption", "column", "sock", "socket",
 ];
 
 /// Words before `token` that make it the cursor of a paged listing, which grants nothing on
@@ -89,17 +90,36 @@ pub const NOT_SECRETS: &[&str] = &[
     "instead", "option", "flag", "argument", "parameter", "field", "will", "may", "can", "has",
     "have", "are", "be", "only", "this", "that", "when", "if", "please", "see", "failed",
     "failure", "error", "login", "logout", "refresh", "revoked", "unauthorized", "forbidden",
-    "new", "old", "current", "no",
+    "new", "old", "current", "no", "yes", "unsupported", "unknown", "unavailable", "got",
 ];
+
+/// Extensions of source and configuration files: a name that ends in one after a `.` is a
+/// file's (`TokenService.java:142`, `auth.py:7`, `secrets.yaml: …`), not a secret's.
+#[rustfmt::skip]
+const FILE_EXTENSIONS: &[&str] = &[
+    "java", "kt", "kts", "scala", "groovy", "gradle", "py", "pyx", "rb", "go", "rs", "js", "mjs",
+    "cjs", "ts", "tsx", "jsx", "vue", "php", "cs", "fs", "vb", "swift", "m", "mm", "c", "h", "cc",
+    "cpp", "cxx", "hpp", "pl", "pm", "lua", "sh", "bash", "zsh", "ps1", "ex", "exs", "erl", "hs",
+    "clj", "dart", "jl", "sql", "yaml", "yml", "json", "toml", "ini", "cfg", "conf", "xml",
+    "properties", "tf", "tfvars", "txt", "log", "md", "html",
+];
+
+/// Whether a name is a file's: it ends in `.` and one of [`FILE_EXTENSIONS`].
+pub fn names_a_file(name: &str) -> bool {
+    name.rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && FILE_EXTENSIONS.contains(&ext))
+}
 
 /// Whether a name (`DB_PASSWORD`, `apiKey`, `--auth-token`, `x.client_secret`) is that of
 /// a secret.
 pub fn names_a_secret(name: &str) -> bool {
-    // The shortest secret word has three letters (`pwd`, `dsn`).
-    if name.len() < 3 {
+    // The shortest secret word has two letters (`pw`).
+    if name.len() < 2 {
         return false;
     }
     let parts = split_name(name.trim_start_matches('-'));
+    // `pAsSwOrD`: humps in odd places; the word is there once the case is ignored.
+    let folded = name.to_ascii_lowercase();
     if let [.., before, last] = parts.as_slice()
         && last == "id"
         && SECRET_IDS.contains(&before.as_str())
@@ -118,11 +138,18 @@ pub fn names_a_secret(name: &str) -> bool {
             // Run-together names such as PGPASSWORD, MYSQL_ROOTPASSWD or NGROK_AUTHTOKEN.
             || part.contains("password")
             || part.contains("passwd")
+            // Not a secretary, nor AWS Secrets Manager or Google Secret Manager, services.
             || part.contains("secret") && !part.contains("secretar")
+                && !part.contains("secretsmanager") && !part.contains("secretmanager")
             || part.ends_with("token") || part.ends_with("tokens")
             || part.ends_with("apikey")
             || (part == "key" && i > 0 && KEY_QUALIFIERS.contains(&parts[i - 1].as_str()))
-    })
+            // `ACME_KEY`, `SENDGRID_KEY`: a vendor's key, as the last word after another,
+            // unless that word makes it a database's or cache's (`primary_key`, `cache_key`).
+            || (part == "key" && i > 0 && i + 1 == parts.len()
+                && !NOT_A_KEY.contains(&parts[i - 1].as_str()))
+    }) || folded.contains("password")
+        || folded.contains("passwd")
 }
 
 /// First words of a function named for a secret that make it one that looks the secret up
@@ -201,7 +228,9 @@ pub fn names_a_credential_context(name: &str) -> bool {
 const NOT_A_KEY: &[&str] = &[
     "primary", "foreign", "partition", "sort", "cache", "routing", "object", "row", "hash", "shard",
     "lookup", "dedup", "idempotency", "unique", "composite", "public", "pub", "monkey", "hotkey",
-    "turkey", "whiskey", "jockey", "hockey", "donkey",
+    "turkey", "whiskey", "jockey", "hockey", "donkey", "s3", "bucket", "group", "message",
+    "event", "map", "dict", "index", "table", "cluster", "natural", "surrogate", "join",
+    "sharding", "order", "parameter",
 ];
 
 /// A value that can only be a generated credential, even in prose: 20 to 512 letters and
@@ -233,6 +262,13 @@ pub fn looks_generated(value: &str) -> bool {
         || b.starts_with(b"/")
         || b.starts_with(b".")
     {
+        return false;
+    }
+    // A path to a file (`customers/2024/05/01.csv`, an S3 object's key) is no credential.
+    let extension = value.rsplit_once('.').is_some_and(|(_, ext)| {
+        (1..=5).contains(&ext.len()) && ext.bytes().all(|c| c.is_ascii_lowercase())
+    });
+    if value.contains('/') && extension {
         return false;
     }
     let separators = b.iter().filter(|c| b"_-/.".contains(c)).count();

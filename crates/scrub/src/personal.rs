@@ -199,8 +199,13 @@ fn char_after(text: &str, i: usize) -> Option<char> {
     text[i..].chars().next()
 }
 
+/// Whether `c` joins a word: an ASCII letter or digit, or `_`.
+///
+/// Only ASCII letters and digits join a word here: e-mail addresses, card and phone numbers
+/// are ASCII, and a letter of another script beside one is a word boundary, as Unicode's
+/// word breaking has it (CJK text has no spaces: `用户jane.doe@example.com不存在`).
 fn is_word(c: Option<char>) -> bool {
-    c.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A letter, digit, `_` or [`REDACTED`] (which stood for such data) ends `text[..i]`.
@@ -299,7 +304,23 @@ fn is_mail_domain(domain: &str) -> bool {
             .all(|l| !l.is_empty() && l.len() <= 63 && !l.starts_with('-') && !l.ends_with('-'))
         && tld.len() >= 2
         && tld.bytes().all(|b| b.is_ascii_alphabetic())
+        && !PRIVATE_TLDS.iter().any(|p| tld.eq_ignore_ascii_case(p))
 }
+
+/// Top-level names no public mailbox has: reserved for private networks and tests
+/// (`.internal`, `.local`, `.lan`, `.localhost`, `.invalid`). `backup@backup.acme.internal`
+/// in `ssh -p 2222 backup@backup.acme.internal` is a login on a host, not an address.
+const PRIVATE_TLDS: &[&str] = &[
+    "internal",
+    "local",
+    "localdomain",
+    "localhost",
+    "lan",
+    "home",
+    "corp",
+    "intranet",
+    "invalid",
+];
 
 fn cards(text: &str, spans: &mut Vec<Range<usize>>) {
     for m in DIGIT_RUN.find_iter(text) {
@@ -687,6 +708,13 @@ mod tests {
             "bounce [REDACTED]:550 no such user",
         );
         assert_redacted("user=\"jane@example.com\"", "user=\"[REDACTED]\"");
+        // Scripts without spaces between words, and full-width punctuation.
+        assert_redacted("用户jane.doe@example.com不存在", "用户[REDACTED]不存在");
+        // A login on a host of a private network is no mailbox.
+        let ssh = "+ ssh -p 2222 backup@backup.acme.internal";
+        assert_eq!(redact(ssh), ssh);
+        assert_redacted("連絡先：ops@example.jp。", "連絡先：[REDACTED]。");
+        assert_redacted("電話+81 90 1234 5678まで", "電話[REDACTED]まで");
     }
 
     #[test]

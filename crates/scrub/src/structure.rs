@@ -4,19 +4,32 @@
 //! - `scheme://user:password@host` in any URL or DSN (postgres, mysql, mongodb+srv, redis,
 //!   amqp, `jdbc:…`): the whole user-info part goes, since a user name can be a token too;
 //! - `Authorization:`, `Proxy-Authorization:`, `Cookie:`, `Set-Cookie:`, `X-Api-Key:` and
-//!   similar headers: everything after the colon;
-//! - `curl -u user:pass` and `--user user:pass`, and the password flags of other tools
-//!   (`tool_flags`);
+//!   similar headers: everything after the colon, up to the line's end or, in a repr
+//!   (`send: b'…\r\nAuthorization: …\r\n…'`), its `\r\n` escape;
+//! - `curl -u user:pass` and `--user user:pass`;
+//! - the credential forms databases, servers and tools print, one table with a lexer each
+//!   (`forms`): Oracle logons (`scott/…@ORCL`, also in `jdbc:oracle:thin:`), DSNs without a
+//!   scheme (`user:pw@tcp(…)`), connection strings (`Pwd=…;`, `pw=…;`), SQL echoes
+//!   (`IDENTIFIED BY '…'`, `PASSWORD '…'`, a key detail of a secret's column), server
+//!   configuration (`requirepass …`), the password flags, operands and variables of tools
+//!   (`zip -P …`, `htpasswd -b f u …`, `['sshpass', '-p', '…']`, `SSHPASS=…`; rows in
+//!   `tool_flags`), `Setting --password (password) to …`, protocol traces (`PASS …`,
+//!   `AUTH PLAIN …`, IMAP `LOGIN`) and host names with `@` (`host name "…@db"`);
 //! - credential query parameters (`access_token`, `api_key`, `sig`, `client_secret`,
 //!   `X-Amz-Signature`, `hapikey`, …; `key` and `auth` only with a credential-like value;
 //!   not cursors such as `page_token`) (`query`);
 //! - `name=value`, `name: value`, `"name": "value"` and `--name value` where the name is a
 //!   secret's: its parts (split at `_`, `-`, `.` and camelCase humps) include a word such as
-//!   `password`, `secret`, `token`, `credentials`, `dsn`, `cookie`, `session`, or `key` after
+//!   `password`, `pw`, `secret`, `token`, `credentials`, `dsn`, `cookie`, `session`, `key` last
+//!   after a vendor's name (`ACME_KEY`, not `primary_key`), or `key` after
 //!   `api`, `access`, `private`, `secret`, `signing`… (`names` decides). Names ending in
-//!   `file`, `path`, `dir`, `ref`, `user`, `timeout`… hold a location, a reference or a fact
+//!   `file`, `path`, `dir`, `ref`, `user`, `timeout`, `header`, `source`… hold a location, a reference or a fact
 //!   about the secret, and names ending in `Error` or `Exception` are error classes; both
-//!   are left alone. A typed default goes after its type
+//!   are left alone, and so are file names (`TokenService.java:142`), facts
+//!   (`(using password: YES)`), references (`-pass env:PW`), labels
+//!   (`--password (password)`) and test verdicts (`--- PASS: TestX`). A YAML value (the
+//!   name first on its line) runs to the end of the line: `password: correct horse battery
+//!   staple` goes whole. A typed default goes after its type
 //!   (`password: str = "…"`), and a call or lookup as a value is code, not a secret
 //!   (`token = os.environ.get("API_TOKEN")`) (`assignments`);
 //! - call arguments known by the function's name: `setPassword("…")`, `with_token("…")`,
@@ -26,8 +39,7 @@
 //!   `os.getenv("DB_PASSWORD", "…")`, `process.env.API_TOKEN || "…"`,
 //!   `${DB_PASSWORD:-…}`, `${db.password:…}`, Kubernetes `- name: DB_PASSWORD` /
 //!   `value: …` (`defaults`);
-//! - the text of XML elements named for a secret, `<password>…</password>` (`markup`);
-//! - `Password=…;` in connection strings, quoted or not (`connection`).
+//! - the text of XML elements named for a secret, `<password>…</password>` (`markup`).
 //!
 //! A value goes whole, however much punctuation it holds (`P@ss!w0rd#2024$%^&*()`); where
 //! it ends depends on how it is framed (`values`): a quoted value at its closing quote, an
@@ -39,8 +51,8 @@
 
 mod assignments;
 mod calls;
-mod connection;
 mod defaults;
+mod forms;
 mod markup;
 mod query;
 #[cfg(test)]
@@ -55,38 +67,19 @@ use regex::{Captures, Regex};
 use super::marker::REDACTED;
 use super::names::names_a_secret;
 
-static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
-    // `user:password` may hold `/`, `#`, `?` and `@`: the user info ends at the `@` that is
-    // followed by a host (and port) and then the end of the authority.
-    Regex::new(
-        r#"(?im)(?-u:\b)([a-z][a-z0-9+.\-]*:(?:[a-z0-9+.\-]+:)?//)([^\s:/?#@\[\]]*:\S*?|[^\s/?#@\[\]]+)@((?:[a-z0-9.\-]+|\[[0-9a-f:.]+\])(?::\d+)?(?:[/?#\s,;'")]|$))"#,
-    )
-    .expect("valid pattern")
-});
-
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?im)(?-u:\b)((?:proxy-)?authorization|set-cookie|cookie|x-api-key|api-key|x-auth-token|x-access-token|x-amz-security-token|private-token|x-vault-token)(\s*:\s*)([^\r\n"'}]+)"#,
+        r#"(?im)((?:(?-u:\b)|\\n)(?:(?:proxy-)?authorization|set-cookie|cookie|x-api-key|api-key|x-auth-token|x-access-token|x-amz-security-token|private-token|x-vault-token))(\s*:\s*)((?:[^\r\n"'}\\]|\\[^rn"'])+)"#,
     )
     .expect("valid pattern")
 });
 
 static CURL_USER: LazyLock<Regex> = LazyLock::new(|| {
-    // Only `user:password`: `sudo -u postgres` names a user, nothing secret.
+    // Only `user:password`: `sudo -u postgres` names a user, nothing secret. Also glued
+    // (`-uadmin:pw`).
     Regex::new(
-        r#"(\s(?:-u|--user|--proxy-user)(?:\s+|=))("[^"]*:[^"]*"|'[^']*:[^']*'|[^\s:]*:\S+)"#,
+        r#"(\s(?:(?:-u|--user|--proxy-user)(?:\s+|=)|-u))("[^"]*:[^"]*"|'[^']*:[^']*'|[^\s:]*:\S+)"#,
     )
-    .expect("valid pattern")
-});
-
-/// DSNs without a scheme: Go's MySQL driver (`user:pass@tcp(host:3306)/db`), Oracle easy
-/// connect (`scott/tiger@//host:1521/svc`, `scott/tiger@host:1521/svc`), and
-/// `user:pass@host:port/db` as libraries print them. Group 1 is the user info.
-static BARE_DSN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?:^|[\s'\x22=(,])([A-Za-z0-9_.$#\-]*:[^\s@/'\x22]+|[A-Za-z0-9_.$#\-]+/[^\s@/'\x22]+)",
-        r"@(?:(?:tcp|tcp6|udp|unix)\(|//[A-Za-z0-9.\-\[]|[A-Za-z0-9.\-]+:[0-9]{2,5}(?-u:\b))",
-    ))
     .expect("valid pattern")
 });
 
@@ -140,30 +133,26 @@ fn redact_key_value_attributes(text: &str) -> Cow<'_, str> {
 /// Replaces structurally placed credentials with [`REDACTED`].
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut text = Cow::Borrowed(text);
-    replace(&mut text, &URL_USERINFO, |c| {
-        format!("{}{REDACTED}@{}", &c[1], &c[3])
-    });
-    replace(&mut text, &HEADER, |c| {
-        format!("{}{}{REDACTED}", &c[1], &c[2])
-    });
-    replace(&mut text, &CURL_USER, |c| format!("{}{REDACTED}", &c[1]));
-    if let Cow::Owned(new) = super::tool_flags::redact(&text) {
+    if let Cow::Owned(new) = super::userinfo::redact(&text) {
         text = Cow::Owned(new);
     }
-    // Only between `;`s: a connection string, where the value may hold spaces.
-    if let Cow::Owned(new) = connection::redact(&text) {
+    // `Authorization: none` says there is no credential.
+    replace(&mut text, &HEADER, |c| match c[3].trim() {
+        "none" | "(none)" => c[0].to_owned(),
+        _ => format!("{}{}{REDACTED}", &c[1], &c[2]),
+    });
+    // `redis-cli -u redis://:pw@cache`: a URL, whose user info `userinfo` took.
+    replace(&mut text, &CURL_USER, |c| match c[2].contains("://") {
+        true => c[0].to_owned(),
+        false => format!("{}{REDACTED}", &c[1]),
+    });
+    // The forms databases and tools print (`forms`): one table, a lexer each.
+    if let Cow::Owned(new) = splice(&text, forms::secrets(&text)) {
         text = Cow::Owned(new);
     }
     if let Cow::Owned(new) = query::redact_query(&text) {
         text = Cow::Owned(new);
     }
-    replace(&mut text, &BARE_DSN, |c| {
-        let whole = &c[0];
-        let user_info = c.get(1).expect("group 1 always takes part");
-        let lead = &whole[..user_info.start() - c.get(0).map_or(0, |m| m.start())];
-        let rest = &whole[user_info.end() - c.get(0).map_or(0, |m| m.start())..];
-        format!("{lead}{REDACTED}{rest}")
-    });
     replace(&mut text, &NETRC, |c| {
         format!("{}{REDACTED}{}", &c[1], &c[3])
     });

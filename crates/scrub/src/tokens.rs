@@ -38,6 +38,14 @@
 //!    name), request and trace ids right after their label (`X-Request-Id:`,
 //!    `x-amz-id-2:`, `traceparent:`) and `req_…` ids.
 //!
+//! 4. **Random-looking tokens of any vendor** ([`random`]): the randomness test judges
+//!    each token from its own characters (how its letters follow each other against
+//!    English words, character classes, distinct symbols, runs), from 20 characters, or 16
+//!    after a vendor-style prefix (`hf_`, `sq0atp-`), which also makes a long hex body a
+//!    credential. This stage, not the format table, is what recall rests on: the table
+//!    adds precision for documented formats and names them in the README. Tokens here
+//!    may also hold `~` (Azure client secrets).
+//!
 //! Not handled here: hex secrets (a Twilio auth token, a Datadog key) look like digests and
 //! go only after a name that says what they are ([`super::structure`]); PuTTY key files.
 //! Opaque base64 ids without a label go like any token, as do certificate bodies.
@@ -49,6 +57,8 @@
 //! rules are the first 400.
 
 mod benign;
+mod bigrams;
+mod random;
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -230,7 +240,7 @@ fn body_before(b: &[u8], to: usize, floor: usize) -> usize {
 }
 
 fn is_token_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-' | b'.')
+    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-' | b'.' | b'~')
 }
 
 fn high_entropy(text: &str) -> Option<String> {
@@ -256,7 +266,7 @@ fn high_entropy(text: &str) -> Option<String> {
             end -= 1;
         }
         let token = &text[start..end];
-        if token.len() < MIN_TOKEN_LEN || is_labelled_digest(&text[..start], token) {
+        if token.len() < random::MIN_PREFIXED_LEN || is_labelled_digest(&text[..start], token) {
             continue;
         }
         let is_path = ["/", "./", "../", "~/"]
@@ -266,16 +276,22 @@ fn high_entropy(text: &str) -> Option<String> {
         if is_path {
             let mut offset = start;
             for segment in token.split('/') {
-                if looks_secret(segment) {
+                if is_secret_token(segment) {
                     ranges.push((offset, offset + segment.len()));
                 }
                 offset += segment.len() + 1;
             }
-        } else if looks_secret(token) && !benign::is_benign(&text[..start], token) {
+        } else if is_secret_token(token) && !benign::is_benign(&text[..start], token) {
             ranges.push((start, end));
         }
     }
     splice(text, &ranges)
+}
+
+/// Whether a token is a credential by its characters: the long-token rule, or the
+/// randomness test, which also judges shorter tokens and vendor-style prefixes.
+fn is_secret_token(token: &str) -> bool {
+    looks_secret(token) || random::is_credential(token)
 }
 
 /// A base64 digest named as such: SRI `sha512-…`, `sha256:…`, go.sum `h1:…`, an SSH key
@@ -527,7 +543,6 @@ mod tests {
             "kubernetesdeployment1replicaset2pod3container4".to_owned(),
             "ERRCONNECTIONTIMEDOUTWHILEWAITINGFORRESPONSE42".to_owned(),
             format!("sha1 {}", rnd(HEX, 40, 3)),
-            format!("tag {}", rnd(&lower36, 31, 4)),
             "/nix/store/0c0b9i3k7x2m5q8r1t4w6y9z3a5c7e9g-glibc-2.37/lib".to_owned(),
             "Host key fingerprint is SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8".to_owned(),
         ] {

@@ -1,36 +1,30 @@
-//! Passwords given to command-line tools as the value of a flag, as a `set -x` trace or a
-//! tool's own usage error shows them: `redis-cli -a PW`, `sqlcmd -P PW`, `mongodump -p PW`,
+//! The password flags, operands and variables of command-line tools, one row each with the
+//! manual that documents it (`doc`): `redis-cli -a PW`, `sqlcmd -P PW`, `mongodump -p PW`,
 //! `smbclient -U user%PW`, `ldapsearch -w PW`, `lftp -u user,PW`, `mysql -pPW`,
-//! `docker login -p PW`, `sshpass -p PW`.
+//! `docker login -p PW`, `sshpass -p PW`, `zip -P PW`, `7z -pPW`, `openssl -k PW` and
+//! `-pass pass:PW`, `keytool -storepass PW`, `ssh-keygen -N PW`, `gpg --passphrase PW`,
+//! `htpasswd -b FILE USER PW` (an operand), `SSHPASS=PW`, `MYSQL_PWD=PW`.
 //!
-//! One row per tool and flag ([`TOOLS`]), each taken from the tool's own manual (its
-//! `doc`). A flag counts only after the tool's name on the same line and before a shell
-//! separator, so `grep -w word` and `sort -u` keep their arguments, and for a row with a
-//! subcommand only after that word too (`docker login -p`, not `docker run -p 80:80`). The
-//! value is the next word (or what follows `=` for a long flag), or for an attached flag
-//! what follows it in the same word (`mysql -pPW`: `-p PW` makes PW a database name); whole
-//! when it is quoted as a trace quotes it (`'two words'`); for `user%password` forms only
-//! what follows the separator goes.
-//!
-//! One pass over each line finds every flag of every tool named on it, so the cost is
-//! linear in the text however many flags it holds.
-
-use std::borrow::Cow;
-
-use super::marker::REDACTED;
+//! This file is the data; the lexer that reads a command line (or an argument list) with
+//! it is `structure/forms/flags.rs`, and the one for the variables
+//! `structure/forms/variables.rs`. A flag counts only after its tool's name, so `-p` stays
+//! a port for `ssh -p 22` and `psql -p 5432`, and a path for `mkdir -p /x`.
 
 /// What of a flag's value is the secret.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Part {
+pub(crate) enum Part {
     /// All of it.
     Whole,
     /// What follows the first of this character (`user%password`); nothing without it.
     After(char),
+    /// What follows this prefix (`pass:PW` of OpenSSL's `-pass`); nothing without it
+    /// (`env:VAR`, `file:path` name where the password is).
+    Prefixed(&'static str),
 }
 
 /// Where a flag's value stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Form {
+pub(crate) enum Form {
     /// The next word, or after `=` in the same word for a long flag.
     Next,
     /// In the same word, right after the flag (`-pPW`), or after `=` for a long flag
@@ -39,17 +33,45 @@ enum Form {
 }
 
 /// A flag of a tool whose value holds a password.
-struct Tool {
+pub(crate) struct Tool {
     /// The names the program runs under.
-    programs: &'static [&'static str],
+    pub programs: &'static [&'static str],
     /// A word that must come between the program and the flag (`login`), if any.
-    subcommand: Option<&'static str>,
+    pub subcommand: Option<&'static str>,
+    pub flag: &'static str,
+    pub form: Form,
+    pub part: Part,
+    /// The manual that documents the flag.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub doc: &'static str,
+}
+
+const fn tool(
+    programs: &'static [&'static str],
     flag: &'static str,
     form: Form,
     part: Part,
-    /// The manual that documents the flag.
-    #[cfg_attr(not(test), allow(dead_code))]
     doc: &'static str,
+) -> Tool {
+    Tool {
+        programs,
+        subcommand: None,
+        flag,
+        form,
+        part,
+        doc,
+    }
+}
+
+const fn login(programs: &'static [&'static str], flag: &'static str, doc: &'static str) -> Tool {
+    Tool {
+        programs,
+        subcommand: Some("login"),
+        flag,
+        form: Form::Next,
+        part: Part::Whole,
+        doc,
+    }
 }
 
 const MONGO: &[&str] = &[
@@ -86,400 +108,319 @@ const MYSQL: &[&str] = &[
     "mariadb-dump",
     "mariadb-admin",
 ];
-const MYSQL_DOC: &str = "https://dev.mysql.com/doc/refman/26.10/en/command-line-options.html";
+const SEVEN_ZIP: &[&str] = &["7z", "7za", "7zr", "7zz"];
+const KEYTOOL_PASSWORDS: &[&str] = &[
+    "-storepass",
+    "-keypass",
+    "-srcstorepass",
+    "-deststorepass",
+    "-srckeypass",
+    "-destkeypass",
+    "-new",
+];
+const OPENSSL_PASSWORDS: &[&str] = &["-pass", "-passin", "-passout", "-password"];
 
-const TOOLS: &[Tool] = &[
-    Tool {
-        programs: &["redis-cli"],
-        subcommand: None,
-        form: Form::Next,
-        flag: "-a",
-        part: Part::Whole,
-        doc: "https://redis.io/docs/latest/develop/tools/cli/",
-    },
-    Tool {
-        programs: &["redis-cli"],
-        subcommand: None,
-        form: Form::Next,
-        flag: "--pass",
-        part: Part::Whole,
-        doc: "https://redis.io/docs/latest/develop/tools/cli/",
-    },
-    Tool {
-        programs: &["sqlcmd", "bcp"],
-        subcommand: None,
-        form: Form::Next,
-        flag: "-P",
-        part: Part::Whole,
-        doc: "https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility",
-    },
-    Tool {
-        programs: MONGO,
-        subcommand: None,
-        form: Form::Next,
-        flag: "-p",
-        part: Part::Whole,
-        doc: "https://www.mongodb.com/docs/database-tools/mongodump/",
-    },
-    Tool {
-        programs: MONGO,
-        subcommand: None,
-        form: Form::Next,
-        flag: "--password",
-        part: Part::Whole,
-        doc: "https://www.mongodb.com/docs/database-tools/mongodump/",
-    },
-    Tool {
-        programs: SAMBA,
-        subcommand: None,
-        form: Form::Next,
-        flag: "-U",
-        part: Part::After('%'),
-        doc: "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
-    },
-    Tool {
-        programs: SAMBA,
-        subcommand: None,
-        form: Form::Next,
-        flag: "--user",
-        part: Part::After('%'),
-        doc: "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html",
-    },
-    Tool {
-        programs: LDAP,
-        subcommand: None,
-        form: Form::Next,
-        flag: "-w",
-        part: Part::Whole,
-        doc: "https://www.openldap.org/software/man.cgi?query=ldapsearch",
-    },
-    Tool {
-        programs: &["lftp"],
-        subcommand: None,
-        form: Form::Next,
-        flag: "-u",
-        part: Part::After(','),
-        doc: "https://lftp.yar.ru/lftp-man.html",
-    },
-    Tool {
-        programs: MYSQL,
-        subcommand: None,
-        form: Form::Attached,
-        flag: "-p",
-        part: Part::Whole,
-        doc: MYSQL_DOC,
-    },
-    Tool {
-        programs: MYSQL,
-        subcommand: None,
-        form: Form::Attached,
-        flag: "--password",
-        part: Part::Whole,
-        doc: MYSQL_DOC,
-    },
-    Tool {
-        programs: &["docker"],
-        subcommand: Some("login"),
-        form: Form::Next,
-        flag: "-p",
-        part: Part::Whole,
-        doc: "https://docs.docker.com/reference/cli/docker/login/",
-    },
-    Tool {
-        programs: &["podman", "buildah"],
-        subcommand: Some("login"),
-        form: Form::Next,
-        flag: "-p",
-        part: Part::Whole,
-        doc: "https://docs.podman.io/en/latest/markdown/podman-login.1.html",
-    },
-    Tool {
-        programs: &["sshpass"],
-        subcommand: None,
-        form: Form::Next,
-        flag: "-p",
-        part: Part::Whole,
-        doc: "https://manpages.debian.org/bookworm/sshpass/sshpass.1.en.html",
-    },
+const MYSQL_DOC: &str = "https://dev.mysql.com/doc/refman/8.4/en/connection-options.html";
+const REDIS_DOC: &str = "https://redis.io/docs/latest/develop/tools/cli/";
+const MONGO_DOC: &str = "https://www.mongodb.com/docs/database-tools/mongodump/";
+const SAMBA_DOC: &str = "https://www.samba.org/samba/docs/current/man-html/smbclient.1.html";
+const SSHPASS_DOC: &str = "https://manpages.debian.org/bookworm/sshpass/sshpass.1.en.html";
+const SEVEN_ZIP_DOC: &str = "https://manpages.debian.org/bookworm/p7zip-full/7z.1.en.html";
+const OPENSSL_DOC: &str = "https://docs.openssl.org/3.0/man1/openssl-passphrase-options/";
+const KEYTOOL_DOC: &str = "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html";
+const CURL_DOC: &str = "https://curl.se/docs/manpage.html";
+const SSH_KEYGEN_DOC: &str = "https://man.openbsd.org/ssh-keygen.1";
+
+use Form::{Attached, Next};
+use Part::{After, Prefixed, Whole};
+
+pub(crate) const TOOLS: &[Tool] = &[
+    tool(&["curl"], "-u", Next, After(':'), CURL_DOC),
+    tool(&["curl"], "--user", Next, After(':'), CURL_DOC),
+    tool(&["curl"], "--proxy-user", Next, After(':'), CURL_DOC),
+    tool(&["redis-cli"], "-a", Next, Whole, REDIS_DOC),
+    tool(&["redis-cli"], "--pass", Next, Whole, REDIS_DOC),
+    tool(
+        &["sqlcmd", "bcp"],
+        "-P",
+        Next,
+        Whole,
+        "https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility",
+    ),
+    tool(MONGO, "-p", Next, Whole, MONGO_DOC),
+    tool(MONGO, "--password", Next, Whole, MONGO_DOC),
+    tool(SAMBA, "-U", Next, After('%'), SAMBA_DOC),
+    tool(SAMBA, "--user", Next, After('%'), SAMBA_DOC),
+    tool(
+        LDAP,
+        "-w",
+        Next,
+        Whole,
+        "https://www.openldap.org/software/man.cgi?query=ldapsearch",
+    ),
+    // ldappasswd: `-a oldPasswd`, `-s newPasswd`.
+    tool(
+        &["ldappasswd"],
+        "-a",
+        Next,
+        Whole,
+        "https://www.openldap.org/software/man.cgi?query=ldappasswd",
+    ),
+    tool(
+        &["ldappasswd"],
+        "-s",
+        Next,
+        Whole,
+        "https://www.openldap.org/software/man.cgi?query=ldappasswd",
+    ),
+    tool(
+        &["lftp"],
+        "-u",
+        Next,
+        After(','),
+        "https://lftp.yar.ru/lftp-man.html",
+    ),
+    tool(MYSQL, "-p", Attached, Whole, MYSQL_DOC),
+    tool(MYSQL, "--password", Attached, Whole, MYSQL_DOC),
+    login(
+        &["docker"],
+        "-p",
+        "https://docs.docker.com/reference/cli/docker/login/",
+    ),
+    login(
+        &["podman", "buildah"],
+        "-p",
+        "https://docs.podman.io/en/latest/markdown/podman-login.1.html",
+    ),
+    login(
+        &["oc"],
+        "-p",
+        "https://docs.redhat.com/en/documentation/openshift_container_platform/4.17/html/cli_tools/openshift-cli-oc",
+    ),
+    tool(&["sshpass"], "-p", Next, Whole, SSHPASS_DOC),
     // sshpass reads its options with getopt, so the password may also be attached.
-    Tool {
-        programs: &["sshpass"],
+    tool(&["sshpass"], "-p", Attached, Whole, SSHPASS_DOC),
+    // zip: `-P password`, "use password to encrypt zipfile entries".
+    tool(
+        &["zip", "zipcloak"],
+        "-P",
+        Next,
+        Whole,
+        "https://manpages.debian.org/bookworm/zip/zip.1.en.html",
+    ),
+    tool(
+        &["zip"],
+        "--password",
+        Next,
+        Whole,
+        "https://manpages.debian.org/bookworm/zip/zip.1.en.html",
+    ),
+    tool(
+        &["unzip", "funzip"],
+        "-P",
+        Next,
+        Whole,
+        "https://manpages.debian.org/bookworm/unzip/unzip.1.en.html",
+    ),
+    // 7-Zip: `-p{Password}`, the password attached to the switch.
+    tool(SEVEN_ZIP, "-p", Attached, Whole, SEVEN_ZIP_DOC),
+    // OpenSSL: `-k password` of `enc`, and `pass:password` as the argument of `-pass`,
+    // `-passin`, `-passout` (`env:`, `file:`, `fd:` and `stdin` name where it is).
+    tool(
+        &["openssl"],
+        "-k",
+        Next,
+        Whole,
+        "https://docs.openssl.org/3.0/man1/openssl-enc/",
+    ),
+    tool(
+        &["openssl"],
+        OPENSSL_PASSWORDS[0],
+        Next,
+        Prefixed("pass:"),
+        OPENSSL_DOC,
+    ),
+    tool(
+        &["openssl"],
+        OPENSSL_PASSWORDS[1],
+        Next,
+        Prefixed("pass:"),
+        OPENSSL_DOC,
+    ),
+    tool(
+        &["openssl"],
+        OPENSSL_PASSWORDS[2],
+        Next,
+        Prefixed("pass:"),
+        OPENSSL_DOC,
+    ),
+    tool(
+        &["openssl"],
+        OPENSSL_PASSWORDS[3],
+        Next,
+        Prefixed("pass:"),
+        OPENSSL_DOC,
+    ),
+    // keytool: `-storepass arg`, `-keypass arg` and their `-src…`/`-dest…` forms, and
+    // `-new arg` of `-storepasswd`/`-keypasswd` (`-storepass:env VAR` names a variable).
+    tool(&["keytool"], KEYTOOL_PASSWORDS[0], Next, Whole, KEYTOOL_DOC),
+    tool(&["keytool"], KEYTOOL_PASSWORDS[1], Next, Whole, KEYTOOL_DOC),
+    tool(&["keytool"], KEYTOOL_PASSWORDS[2], Next, Whole, KEYTOOL_DOC),
+    tool(&["keytool"], KEYTOOL_PASSWORDS[3], Next, Whole, KEYTOOL_DOC),
+    tool(&["keytool"], KEYTOOL_PASSWORDS[4], Next, Whole, KEYTOOL_DOC),
+    tool(&["keytool"], KEYTOOL_PASSWORDS[5], Next, Whole, KEYTOOL_DOC),
+    tool(&["keytool"], KEYTOOL_PASSWORDS[6], Next, Whole, KEYTOOL_DOC),
+    // ssh-keygen: `-N new_passphrase`, `-P passphrase` (the old one).
+    tool(&["ssh-keygen"], "-N", Next, Whole, SSH_KEYGEN_DOC),
+    tool(&["ssh-keygen"], "-P", Next, Whole, SSH_KEYGEN_DOC),
+    tool(
+        &["gpg", "gpg2"],
+        "--passphrase",
+        Next,
+        Whole,
+        "https://www.gnupg.org/documentation/manuals/gnupg/GPG-Esoteric-Options.html",
+    ),
+    // mosquitto_pub/sub: `-P password`; cqlsh: `-p password`; ipmitool: `-P password`.
+    tool(
+        &["mosquitto_pub", "mosquitto_sub", "mosquitto_rr"],
+        "-P",
+        Next,
+        Whole,
+        "https://mosquitto.org/man/mosquitto_pub-1.html",
+    ),
+    tool(
+        &["cqlsh"],
+        "-p",
+        Next,
+        Whole,
+        "https://cassandra.apache.org/doc/latest/cassandra/managing/tools/cqlsh.html",
+    ),
+    tool(
+        &["ipmitool"],
+        "-P",
+        Next,
+        Whole,
+        "https://manpages.debian.org/bookworm/ipmitool/ipmitool.1.en.html",
+    ),
+    tool(
+        &["twine"],
+        "-p",
+        Next,
+        Whole,
+        "https://twine.readthedocs.io/en/stable/#twine-upload",
+    ),
+];
+
+/// A password given as an operand, not a flag's value: with `flag` among the short flags
+/// (alone or bundled, `-bc`), the operand at `index` (counted from 0 after the program and
+/// the subcommand, flags and their values left out) is the password, or the one at
+/// `short_index` when `short_flag` is given too (`htpasswd -nb user pw`, no file).
+pub(crate) struct Operand {
+    pub programs: &'static [&'static str],
+    pub subcommand: Option<&'static str>,
+    /// The short flag that makes the operand a password (`b`), if one must be given.
+    pub flag: Option<char>,
+    pub index: usize,
+    pub short_flag: Option<(char, usize)>,
+    /// Flags whose value is the next word, which is then no operand.
+    pub valued: &'static [&'static str],
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub doc: &'static str,
+}
+
+const RABBITMQCTL_DOC: &str = "https://www.rabbitmq.com/docs/man/rabbitmqctl.8";
+
+pub(crate) const OPERANDS: &[Operand] = &[
+    // htpasswd -b[cmB25dpsDv] [-C cost] [-r rounds] passwordfile username password;
+    // htpasswd -nb[mB25dps] [-C cost] [-r rounds] username password.
+    Operand {
+        programs: &["htpasswd"],
         subcommand: None,
-        form: Form::Attached,
-        flag: "-p",
-        part: Part::Whole,
-        doc: "https://manpages.debian.org/bookworm/sshpass/sshpass.1.en.html",
+        flag: Some('b'),
+        index: 2,
+        short_flag: Some(('n', 1)),
+        valued: &["-C", "-r"],
+        doc: "https://httpd.apache.org/docs/2.4/programs/htpasswd.html",
+    },
+    // rabbitmqctl add_user username password; change_password username newpassword.
+    Operand {
+        programs: &["rabbitmqctl"],
+        subcommand: Some("add_user"),
+        flag: None,
+        index: 1,
+        short_flag: None,
+        valued: &["-n", "--node", "-t", "--timeout"],
+        doc: RABBITMQCTL_DOC,
+    },
+    Operand {
+        programs: &["rabbitmqctl"],
+        subcommand: Some("change_password"),
+        flag: None,
+        index: 1,
+        short_flag: None,
+        valued: &["-n", "--node", "-t", "--timeout"],
+        doc: RABBITMQCTL_DOC,
     },
 ];
 
-/// Words that end one command and start another on a shell line.
-const SEPARATORS: &[&str] = &["|", "||", "&&", ";", "&", "|&"];
+/// Programs that run the command given as their first operand, and their flags that take
+/// a value: after that operand the words are the command's, not theirs (so
+/// `sshpass -p PW ssh -p 22 host` keeps ssh's port).
+pub(crate) const RUNNERS: &[(&str, &[&str])] = &[
+    ("sshpass", &["-p", "-f", "-d", "-P"]),
+    (
+        "sudo",
+        &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"],
+    ),
+    ("timeout", &["-s", "-k", "--signal", "--kill-after"]),
+    ("env", &["-u", "-C", "-S", "--unset", "--chdir"]),
+    ("nice", &["-n", "--adjustment"]),
+    ("nohup", &[]),
+    ("exec", &["-a"]),
+    ("xargs", &["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s"]),
+];
 
-/// Replaces the passwords of [`TOOLS`] flags with [`REDACTED`].
-pub fn redact(text: &str) -> Cow<'_, str> {
-    let named = TOOLS
-        .iter()
-        .any(|tool| tool.programs.iter().any(|p| text.contains(p)));
-    if !named {
-        return Cow::Borrowed(text);
-    }
-    let mut spans = Vec::new();
-    let mut line_start = 0;
-    for line in text.split_inclusive('\n') {
-        spans.extend(
-            secrets_in(line)
-                .into_iter()
-                .map(|(s, e)| (line_start + s, line_start + e)),
-        );
-        line_start += line.len();
-    }
-    super::marker::splice(text, &spans)
+/// An environment variable through which a tool takes a password.
+pub(crate) struct Variable {
+    pub name: &'static str,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub doc: &'static str,
 }
 
-/// The byte ranges of `line` that are passwords, in order.
-fn secrets_in(line: &str) -> Vec<(usize, usize)> {
-    let words = words(line);
-    let mut found = Vec::new();
-    // The tool whose command this is, and the subcommand words seen since its name.
-    let mut program: Option<&str> = None;
-    let mut after: Vec<&str> = Vec::new();
-    for (i, &(start, end)) in words.iter().enumerate() {
-        let word = &line[start..end];
-        if SEPARATORS.contains(&word) {
-            program = None;
-            continue;
-        }
-        let name = word
-            .trim_matches(['\'', '"'])
-            .rsplit('/')
-            .next()
-            .unwrap_or("");
-        if TOOLS.iter().any(|t| t.programs.contains(&name)) {
-            program = Some(name);
-            after.clear();
-            continue;
-        }
-        let Some(current) = program else { continue };
-        // `ping;` ends the command as `;` alone does.
-        if word.ends_with([';', '|', '&']) {
-            program = None;
-        }
-        let tools = TOOLS.iter().filter(|t| {
-            t.programs.contains(&current) && t.subcommand.is_none_or(|sub| after.contains(&sub))
-        });
-        for tool in tools {
-            let value = value_of(tool, word, start, words.get(i + 1).copied());
-            if let Some(span) = value.and_then(|v| secret_part(line, v, tool.part)) {
-                found.push(span);
-            }
-        }
-        after.push(word);
-    }
-    found.sort_unstable();
-    found.dedup();
-    found
-}
-
-/// Where the value of `tool`'s flag is, when the word at `start` is that flag: in the
-/// word itself or the `next` one, as the tool's form says.
-fn value_of(
-    tool: &Tool,
-    word: &str,
-    start: usize,
-    next: Option<(usize, usize)>,
-) -> Option<(usize, usize)> {
-    // A trace quotes a whole word that holds a blank or a shell character: `'-pS3 cr$t'`.
-    let quoted = word.len() >= 2 && word.starts_with(['\'', '"']) && word.ends_with(&word[..1]);
-    let (word, start) = if quoted {
-        (&word[1..word.len() - 1], start + 1)
-    } else {
-        (word, start)
-    };
-    let end = start + word.len();
-    let long = tool.flag.starts_with("--");
-    let rest = word.strip_prefix(tool.flag)?;
-    match (tool.form, long) {
-        (_, true) if rest.starts_with('=') && rest.len() > 1 => {
-            Some((start + tool.flag.len() + 1, end))
-        }
-        (Form::Next, _) if rest.is_empty() => next,
-        (Form::Attached, false) if !rest.is_empty() => Some((start + tool.flag.len(), end)),
-        _ => None,
-    }
-}
-
-/// The part of the value at `span` that is the secret, if there is one.
-fn secret_part(line: &str, (start, end): (usize, usize), part: Part) -> Option<(usize, usize)> {
-    let value = &line[start..end];
-    if value.is_empty() || value.starts_with('-') || value.contains(REDACTED) {
-        return None;
-    }
-    match part {
-        Part::Whole => Some((start, end)),
-        Part::After(separator) => {
-            let quote = value.starts_with(['\'', '"']) as usize;
-            let at = value.find(separator)?;
-            let close =
-                (quote == 1 && value.len() > at + 1 && value.ends_with(['\'', '"'])) as usize;
-            let secret = (start + at + 1, end - close);
-            (secret.0 < secret.1).then_some(secret)
-        }
-    }
-}
-
-/// The words of `line` as byte ranges: runs of non-blank characters, a quoted stretch
-/// (`'…'` or `"…"`, as `set -x` and shells quote) counting as part of its word.
-fn words(line: &str) -> Vec<(usize, usize)> {
-    let b = line.as_bytes();
-    let mut words = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && !b[i].is_ascii_whitespace() {
-            if matches!(b[i], b'\'' | b'"') {
-                let quote = b[i];
-                i += 1;
-                while i < b.len() && b[i] != quote {
-                    i += 1;
-                }
-            }
-            i += 1;
-        }
-        words.push((start, i.min(b.len())));
-    }
-    words
-}
+pub(crate) const VARIABLES: &[Variable] = &[
+    Variable {
+        name: "SSHPASS",
+        doc: SSHPASS_DOC,
+    },
+    Variable {
+        name: "MYSQL_PWD",
+        doc: "https://dev.mysql.com/doc/refman/8.4/en/environment-variables.html",
+    },
+    Variable {
+        name: "RSYNC_PASSWORD",
+        doc: "https://download.samba.org/pub/rsync/rsync.1",
+    },
+    Variable {
+        name: "PGPASSWORD",
+        doc: "https://www.postgresql.org/docs/current/libpq-envars.html",
+    },
+    Variable {
+        name: "REDISCLI_AUTH",
+        doc: REDIS_DOC,
+    },
+    Variable {
+        name: "SQLCMDPASSWORD",
+        doc: "https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility",
+    },
+    Variable {
+        name: "LFTP_PASSWORD",
+        doc: "https://lftp.yar.ru/lftp-man.html",
+    },
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn r(text: &str) -> String {
-        redact(text).into_owned()
-    }
-
-    #[test]
-    fn every_tool_flag_in_a_trace_loses_its_password() {
-        let cases = [
-            (
-                "+ redis-cli -h cache -a s3cr3tPW ping",
-                "+ redis-cli -h cache -a [REDACTED] ping",
-            ),
-            (
-                "redis-cli --pass s3cr3tPW ping",
-                "redis-cli --pass [REDACTED] ping",
-            ),
-            (
-                "redis-cli --pass=s3cr3tPW ping",
-                "redis-cli --pass=[REDACTED] ping",
-            ),
-            (
-                "+ /opt/mssql-tools/bin/sqlcmd -S db -U sa -P 'Str0ng P@ss' -Q 'SELECT 1'",
-                "+ /opt/mssql-tools/bin/sqlcmd -S db -U sa -P [REDACTED] -Q 'SELECT 1'",
-            ),
-            (
-                "mongodump -u admin -p s3cr3tPW --out /b",
-                "mongodump -u admin -p [REDACTED] --out /b",
-            ),
-            (
-                "mongosh --password=s3cr3tPW db",
-                "mongosh --password=[REDACTED] db",
-            ),
-            (
-                "smbclient //fs/share -U backup%s3cr3tPW",
-                "smbclient //fs/share -U backup%[REDACTED]",
-            ),
-            (
-                "smbclient //fs/share --user='backup%two words'",
-                "smbclient //fs/share --user='backup%[REDACTED]'",
-            ),
-            (
-                "ldapsearch -x -D cn=admin -w s3cr3tPW -b dc=x",
-                "ldapsearch -x -D cn=admin -w [REDACTED] -b dc=x",
-            ),
-            (
-                "lftp -u deploy,s3cr3tPW sftp://host",
-                "lftp -u deploy,[REDACTED] sftp://host",
-            ),
-            (
-                "+ mysqldump -u app -ps3cr3tPW shop",
-                "+ mysqldump -u app -p[REDACTED] shop",
-            ),
-            (
-                "mysql --password=s3cr3tPW -h db",
-                "mysql --password=[REDACTED] -h db",
-            ),
-            (
-                "+ docker login -u ci -p s3cr3tPW registry.example.com",
-                "+ docker login -u ci -p [REDACTED] registry.example.com",
-            ),
-            (
-                "podman login --username ci -p s3cr3tPW quay.io",
-                "podman login --username ci -p [REDACTED] quay.io",
-            ),
-            (
-                "sshpass -p s3cr3tPW ssh backup@host",
-                "sshpass -p [REDACTED] ssh backup@host",
-            ),
-            ("+ sshpass -ps3cr3tPW ssh h", "+ sshpass -p[REDACTED] ssh h"),
-            // bash's xtrace quotes a word with a blank or a shell character whole.
-            (
-                "+ mysql -uroot '-pSup3r S3cret' db",
-                "+ mysql -uroot '-p[REDACTED]' db",
-            ),
-            ("+ mysql '-phunt$er2'", "+ mysql '-p[REDACTED]'"),
-            (
-                "+ redis-cli '--pass=two words' ping",
-                "+ redis-cli '--pass=[REDACTED]' ping",
-            ),
-        ];
-        for (text, want) in cases {
-            assert_eq!(r(text), want, "{text}");
-        }
-    }
-
-    #[test]
-    fn the_same_flags_of_other_programs_keep_their_values() {
-        for text in [
-            "grep -w word file",
-            "sort -u -a file",
-            "redis-cli ping; sort -a names",
-            "echo redis-cli | grep -a text",
-            "smbclient //fs/share -U backup",
-            "lftp -u deploy sftp://host",
-            "ldapsearch -x -W -b dc=x",
-            "redis-cli -a",
-            "mongodump -p --out /b",
-            "mysql -u app -p shop",
-            "mysql --password -h db",
-            "docker run -p 8080:80 nginx",
-            "docker login -u ci --password-stdin",
-            "sshpass -f /run/pw ssh host",
-        ] {
-            assert_eq!(r(text), text);
-        }
-        assert!(matches!(redact("nothing here"), Cow::Borrowed(_)));
-    }
-
-    /// Every flag of a tool named once is found in one pass, however many there are: the
-    /// cost stays linear (each pass found only one, with a regex per tool, before).
-    #[test]
-    fn every_flag_on_a_long_line_goes_in_one_pass() {
-        let line = "mysql -pmysql ".repeat(2000);
-        let once = r(&line);
-        assert_eq!(once.matches(REDACTED).count(), 2000);
-        assert_eq!(r(&once), once);
-    }
-
-    #[test]
-    fn scrubbing_again_changes_nothing() {
-        let once = r("redis-cli -a s3cr3tPW && smbclient -U u%pw //x");
-        assert_eq!(r(&once), once);
-    }
 
     #[test]
     fn every_row_names_its_manual() {
@@ -487,6 +428,20 @@ mod tests {
             assert!(tool.doc.starts_with("https://"), "{}", tool.flag);
             assert!(!tool.programs.is_empty());
             assert!(tool.flag.starts_with('-'));
+        }
+        for operand in OPERANDS {
+            assert!(operand.doc.starts_with("https://"));
+            assert!(operand.valued.iter().all(|f| f.starts_with('-')));
+        }
+        for variable in VARIABLES {
+            assert!(variable.doc.starts_with("https://"), "{}", variable.name);
+            // The forms table's cues are in lower case.
+            assert!(
+                variable
+                    .name
+                    .bytes()
+                    .all(|c| c.is_ascii_uppercase() || c == b'_')
+            );
         }
     }
 }

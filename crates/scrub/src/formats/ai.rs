@@ -54,7 +54,11 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "sk-admin-1234abcd",
         ..Format::ROW
     },
-    // The SDK reference's example key: `sk-or-v1-` and 64 lower-case hex digits.
+    // Evidence, from the SDK reference for exchanging an auth code: the field `key`, "The
+    // API key to use for OpenRouter requests", has the example
+    // "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":
+    // `sk-or-v1-` and 64 lower-case hex digits. The page gives this one example and no rule,
+    // so the length and alphabet are the example's.
     Format {
         vendor: "OpenRouter",
         kind: "API key",

@@ -48,8 +48,11 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "aws_session_token = autogen",
         ..Format::ROW
     },
-    // The page's example key, AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe, is `AIza` and 35
-    // letters, digits, `-` and `_`.
+    // Evidence, from the page: "The API key string is an encrypted string, for example,
+    // AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe." The example is `AIza` and 35 characters
+    // holding upper- and lower-case letters, digits, `-` and `_`, which is the base64url set:
+    // so `AIza` and 35 base64url characters. The page gives this one example and no rule, so
+    // the length is the example's.
     Format {
         vendor: "Google Cloud",
         kind: "API key",
@@ -236,14 +239,25 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "nfo_{b62:20}",
         ..Format::ROW
     },
-    // OAuth access tokens are named with the prefix `sha256~` and the unpadded base64url
-    // encoding of a SHA-256 (43 characters); tokens handed to users carry the same prefix.
+    // Evidence, from the OAuth API reference: "The name of a token must be prefixed with a
+    // sha256~ string, must not contain "/" or "%" characters and must be at least 32
+    // characters long. The name of the token is constructed from the actual token by
+    // sha256-hashing it and using URL-safe unpadded base64-encoding (as described in
+    // RFC4648) on the hashed result." A SHA-256 is 32 bytes, and 32 bytes in unpadded
+    // base64url are 43 characters. Red Hat's guide to managing OAuth access tokens
+    // (https://docs.openshift.com/container-platform/4.15/authentication/managing-oauth-access-tokens.html)
+    // shows a value of that form, "Authorize Token:
+    // sha256~Ksckkug-9Fg_RWn_AUysPoIg-_HqmFI9zUL_CgD8wr8": `sha256~` and 43 base64url
+    // characters. The pages fix the length only for names made that way (which the guide
+    // calls "not sensitive"); they never state the length of the token a user holds, only
+    // its `sha256~` form and alphabet. So the pattern takes 43 base64url characters or more,
+    // to the end of the run, not exactly 43: a longer token goes whole, not cut after 43.
     Format {
         vendor: "Red Hat OpenShift",
         kind: "OAuth access token",
         doc: "https://docs.redhat.com/en/documentation/openshift_container_platform/4.12/html/oauth_apis/oauth-apis",
         triggers: &["sha256~"],
-        pattern: r"sha256~[A-Za-z0-9_\-]{43}",
+        pattern: r"sha256~[A-Za-z0-9_\-]{43,}",
         sample: "sha256~{url:43}",
         near_miss: "sha256~{url:12}",
         ..Format::ROW
@@ -305,8 +319,11 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "{b62:14}.atlasv1.{b62:20}",
         ..Format::ROW
     },
-    // The personal access tokens API reference shows the created token's value as
-    // `pul-75a564ac7f3a48079a0c448c1e1ec95c4cfed141`: `pul-` and 40 hex digits.
+    // Evidence, from the personal access tokens API reference: the example response to
+    // "Create Personal Access Token" is `"tokenValue":
+    // "pul-75a564ac7f3a48079a0c448c1e1ec95c4cfed141"`, `pul-` and 40 lower-case hex digits.
+    // The page gives this one example and no rule, so the length and alphabet are the
+    // example's.
     Format {
         vendor: "Pulumi",
         kind: "access token",
@@ -317,10 +334,14 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "pul-{hex:20}",
         ..Format::ROW
     },
-    // age's own specification (C2SP): an X25519 identity is 32 random bytes "encoded as
-    // Bech32 with HRP `AGE-SECRET-KEY-`", as in its example
-    // AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX: the HRP, the
-    // separator `1`, then 52 data and 6 checksum characters of the upper-case Bech32 set.
+    // Evidence, from age's specification (C2SP), "The X25519 recipient type": "An X25519
+    // identity is generated as identity = read(CSPRNG, 32) and encoded as Bech32 with HRP
+    // `AGE-SECRET-KEY-`", with the example
+    // AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX. Bech32
+    // (BIP 173) is the HRP, the separator `1`, the data at five bits a character, then a
+    // six-character checksum, all from its 32-character set: 32 bytes are 256 bits, so 52
+    // data characters and 6 of checksum, 58 after `AGE-SECRET-KEY-1`, as in the example.
+    // Upper case, because the HRP is upper case and Bech32 does not mix cases.
     Format {
         vendor: "age",
         kind: "X25519 secret key (identity)",

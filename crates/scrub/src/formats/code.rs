@@ -195,8 +195,14 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "slk_{hex:32}",
         ..Format::ROW
     },
-    // The GitHub blog announcing npm's token format: `npm_` and the GitHub token body
-    // (36 letters and digits, the last six a checksum).
+    // Evidence, from GitHub's announcement (GitHub runs npm): "npm access tokens will now
+    // follow the same format of GitHub authentication tokens"; they "start with an
+    // identifiable prefix: npm" and the delimiter is "an underscore _"; "we increased our
+    // entropy from 128 to 178"; "The last six characters of the tokens consist of CRC32
+    // checksum, which is encoded in our Base62 implementation." The page gives no example
+    // and no length; the length follows from the entropy: a Base62 character carries 5.95
+    // bits, so 178 bits are 30 random characters (30 give 178.6, 29 only 172.7), and the
+    // checksum adds 6: 36 letters and digits after `npm_`.
     Format {
         vendor: "npm",
         kind: "access token",
@@ -232,8 +238,10 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "dckr_pat_{an:8}",
         ..Format::ROW
     },
-    // JFrog's identity token page: a reference token starts with `cmVmd` followed by 59
-    // letters and digits.
+    // Evidence, from JFrog's page on identity tokens: "reference tokens follow this
+    // pattern: .*\bcmVmd[A-Za-z0-9]{59}\b.*, starting with cmVMd followed by 59 more
+    // alphanumeric characters." (The sentence writes the prefix `cmVMd`, the page's own
+    // pattern `cmVmd`; the pattern is taken.) So `cmVmd` and 59 letters and digits.
     Format {
         vendor: "JFrog",
         kind: "reference token",

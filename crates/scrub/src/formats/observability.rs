@@ -42,7 +42,9 @@ pub(super) const FORMATS: &[Format] = &[
         near_miss: "hcxik_{an:26}",
         ..Format::ROW
     },
-    // Sentry's token formats page: a personal auth token is `sntryu_` and 64 hex digits.
+    // Evidence, from Sentry's "Token and Credential Formats" page, whose table gives
+    // "`sntryu_[a-f0-9]{64}` | Personal auth token": `sntryu_` and 64 lower-case hex
+    // digits.
     Format {
         vendor: "Sentry",
         kind: "personal auth token",

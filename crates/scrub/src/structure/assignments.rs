@@ -1,5 +1,12 @@
 //! `name=value`, `name: value`, `"name": "value"` and `--name value`, found by a scan of
-//! names: a value goes when its name is a secret's.
+//! names: a value goes when its name is a secret's. A YAML value (its name first on its
+//! line, after blanks or `- `) runs to the end of the line, before a ` #` comment, and so
+//! does any unquoted value followed by two to four plain words and the line's end
+//! (`password=correct horse battery staple`). `passwd hunter22x`: a few names
+//! (`SPACED_NAMES`) take one word of letters and digits after a blank. Not
+//! values: a file and line (`TokenService.java:142`), a fact (`(using password: YES)`), a
+//! reference (`-pass env:PW`), a label (`--password (password)`), a test's verdict
+//! (`--- PASS: TestX`).
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -9,10 +16,10 @@ use regex::Regex;
 use super::super::marker::REDACTED;
 use super::super::names::{
     GENERATED_MIN, NOT_SECRETS, generated_char, looks_generated, looks_generated_strictly,
-    names_a_credential_context, names_a_secret,
+    names_a_credential_context, names_a_file, names_a_secret,
 };
 use super::query::is_query_name;
-use super::values::{ahead, value_span};
+use super::values::{REACH, ahead, back, value_span};
 
 /// The next name and its separator from `at` on: `(name start, name end, separator end)`.
 ///
@@ -121,11 +128,14 @@ fn secret_value(
     sep_end: usize,
 ) -> Option<(usize, usize)> {
     let name = &text[name_start..name_end];
-    // Query parameters and placeholders (`${DB_PASSWORD:?unset}`) have rules of their own.
-    if is_query_name(text, name_start, name_end) || text[..name_start].ends_with("${") {
+    if not_a_name(text, name_start, name_end) {
         return None;
     }
-    let strong = names_a_secret(name);
+    // `api key: …`: the words `api key` as one name.
+    let api_key = name.eq_ignore_ascii_case("key")
+        && name_start >= 4
+        && text.as_bytes()[name_start - 4..name_start].eq_ignore_ascii_case(b"api ");
+    let strong = names_a_secret(name) || api_key;
     if !strong && !names_a_credential_context(name) {
         return None;
     }
@@ -134,6 +144,10 @@ fn secret_value(
     let separator = &text[name_end..sep_end];
     let spaced = separator.trim_matches([' ', '\t']).is_empty();
     let annotated = separator.contains(':') || spaced;
+    // `Bearer realm="api"`: another name and its `=` after a word are no value of it.
+    if spaced && !name.starts_with('-') && names_next(text, sep_end) {
+        return None;
+    }
     let typed = annotated.then(|| typed_default(text, sep_end)).flatten();
     let from = typed.unwrap_or(sep_end);
     // A flag (`--password --user x`) is no value; known before the value is read, so a
@@ -144,50 +158,364 @@ fn secret_value(
     // A value only its shape can make secret is at most 512 bytes long (`looks_generated`)
     // and holds `=` only as base64 padding at its end: no need to read past either. (So a
     // line of `key=key=…` costs each name a few bytes, not the rest of the line.)
-    let scope = if strong {
-        text
-    } else {
-        let reach = ahead(text, from, 520);
-        let b = &text.as_bytes()[from..reach];
-        let inner_equals = (0..b.len())
-            .find(|&i| b[i] == b'=' && b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric()));
-        &text[..inner_equals.map_or(reach, |i| from + i)]
-    };
-    // A bare value starts at `from` and, to look generated, is all of generated_char: when
-    // that run is too short, no reading of the value can make it secret. (Checked before
-    // the value's framing is read, which costs far more.)
-    if !strong
-        && text
-            .as_bytes()
-            .get(from)
-            .is_some_and(|&c| generated_char(c))
+    let scope = if strong { text } else { weak_scope(text, from) };
+    if !strong && generated_run_too_short(text, scope, from) {
+        return None;
+    }
+    let prose_pair = spaced && !name.starts_with('-') && typed.is_none();
+    // `passwd hunter22x`, `api-key hunter22x`: a word that can only be a credential's name,
+    // then one word of letters and digits.
+    if prose_pair
+        && (api_key || SPACED_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n)))
+        && let Some(end) = spaced_credential(text, from)
     {
-        let run = scope.as_bytes()[from..]
-            .iter()
-            .take_while(|&&c| generated_char(c))
-            .count();
-        if run < GENERATED_MIN {
-            return None;
-        }
+        return Some((from, end));
+    }
+    if prose_pair && too_short_for_prose(text, from) {
+        return None;
     }
     let (value_start, value_end) = value_span(scope, name_start, from);
+    let value_end = value_start + unframed_len(&text[value_start..value_end], &text[value_end..]);
     let value = &text[value_start..value_end];
-    let prose_pair = spaced && !name.starts_with('-') && typed.is_none();
+    // ODBC's `DSN=prod;`: a data source's name; a DSN with a password is a URL (`userinfo`).
+    if name.eq_ignore_ascii_case("dsn")
+        && value
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"_-.".contains(&c))
+    {
+        return None;
+    }
     if prose_pair && !looks_generated_strictly(value) || !strong && !looks_generated(value) {
         return None;
     }
     let quoted = value_start > 0 && text[..value_start].ends_with(['"', '\'']);
+    if !quoted && kind_word(text, separator, value_start, value) {
+        return None;
+    }
+    if value.is_empty() || not_a_secret(text, name, separator, (value_start, value_end), quoted) {
+        return None;
+    }
+    let colon = !quoted && strong && separator.trim_matches([' ', '\t']) == ":";
+    let value_end = match colon {
+        true => colon_value_end(text, name_start, value_start, value_end)?,
+        false => value_end,
+    };
+    Some((value_start, value_end))
+}
+
+/// Whether the name at `name_start..name_end` is no assignment's: query parameters and
+/// placeholders (`${DB_PASSWORD:?unset}`) have rules of their own, `TokenService.java:142`
+/// is a file and a line, an ARN's parts are no names, and `-pMy9Passwd` is a short flag
+/// with its value attached (`forms` reads it).
+fn not_a_name(text: &str, name_start: usize, name_end: usize) -> bool {
+    let name = &text[name_start..name_end];
+    is_query_name(text, name_start, name_end)
+        || text[..name_start].ends_with("${")
+        || names_a_file(name)
+        || in_arn(text, name_start)
+        || attached_short_flag(name)
+}
+
+/// The text a weak name's value is read in: a value only its shape can make secret is at
+/// most 512 bytes long (`looks_generated`) and holds `=` only as base64 padding at its end,
+/// so there is no need to read past either (a line of `key=key=…` costs each name a few
+/// bytes, not the rest of the line).
+fn weak_scope(text: &str, from: usize) -> &str {
+    let reach = ahead(text, from, 520);
+    let b = &text.as_bytes()[from..reach];
+    let inner_equals = (0..b.len())
+        .find(|&i| b[i] == b'=' && b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric()));
+    &text[..inner_equals.map_or(reach, |i| from + i)]
+}
+
+/// Whether a bare value at `from`, which to look generated is all of `generated_char`, is
+/// too short a run of them to be secret however it is read. (Checked before the value's
+/// framing is read, which costs far more.)
+fn generated_run_too_short(text: &str, scope: &str, from: usize) -> bool {
+    text.as_bytes()
+        .get(from)
+        .is_some_and(|&c| generated_char(c))
+        && scope.as_bytes()[from..]
+            .iter()
+            .take_while(|&&c| generated_char(c))
+            .count()
+            < GENERATED_MIN
+}
+
+/// `volume "db-password" : secret "importer-db" not found`: after a quoted name, a word
+/// that says what kind of thing the quoted name after it is.
+fn kind_word(text: &str, separator: &str, value_start: usize, value: &str) -> bool {
+    let word = value.trim_end();
+    separator.starts_with(['"', '\''])
+        && !word.is_empty()
+        && word.bytes().all(|c| c.is_ascii_lowercase())
+        && text[value_start + word.len()..].starts_with(" \"")
+}
+
+/// Where an unquoted value after a secret's name and `:` ends: a YAML key's value runs to
+/// the end of its line (none when the value is a message, not a secret), and so do plain words
+/// after any colon's value (`password: correct horse battery staple`). Not after `=`: an
+/// unquoted `key=value` ends at a blank (`password=hunter2 db down` keeps `db down`), as a
+/// shell reads it.
+fn colon_value_end(
+    text: &str,
+    name_start: usize,
+    value_start: usize,
+    value_end: usize,
+) -> Option<usize> {
+    let value_end = match names_a_yaml_key(text, name_start) {
+        true => yaml_value_end(text, value_end),
+        false => value_end,
+    };
+    if is_message(&text[value_start..value_end]) {
+        return None;
+    }
+    Some(plain_words_end(text, value_end))
+}
+
+/// Names that, followed by a blank and a word, can only be a credential's: `passwd
+/// hunter22x`, `apikey hunter22x`.
+const SPACED_NAMES: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "apikey",
+    "api-key",
+    "api_key",
+];
+
+/// The end of a word at `from` that is a credential after a credential's name and a blank:
+/// 6 to 64 characters with letters and digits, no punctuation that frames a value, and a
+/// blank or the end after it.
+fn spaced_credential(text: &str, from: usize) -> Option<usize> {
+    let b = &text.as_bytes()[from..];
+    let n = b
+        .iter()
+        .take(65)
+        .take_while(|c| c.is_ascii_graphic() && !b"=:\"'()[]{}<>,;".contains(c))
+        .count();
+    let word = &b[..n];
+    let ends = b.get(n).is_none_or(u8::is_ascii_whitespace);
+    let credential = (6..=64).contains(&n)
+        && word.iter().any(u8::is_ascii_alphabetic)
+        && word.iter().any(u8::is_ascii_digit);
+    (ends && credential).then_some(from + n)
+}
+
+/// Where a value that ended at `end` ends when plain words (two to four, lower-case
+/// letters, none of them prose such as `failed`) follow it to the end of the line:
+/// `password=correct horse battery staple` goes whole. Else `end`.
+fn plain_words_end(text: &str, end: usize) -> usize {
+    let b = text.as_bytes();
+    let mut at = end;
+    for words in 0..5 {
+        if b.get(at).is_none_or(|&c| c == b'\n' || c == b'\r') {
+            // One word after a value may be a sentence's (`password=x9 next`).
+            return if words >= 2 { at } else { end };
+        }
+        let next = skip_blanks(b, at);
+        if next == at || b.get(next).is_none_or(|&c| c == b'\n' || c == b'\r') {
+            return end;
+        }
+        let len = b[next..]
+            .iter()
+            .take(33)
+            .take_while(|c| c.is_ascii_lowercase())
+            .count();
+        let word = &text[next..next + len];
+        let stops = b.get(next + len).is_none_or(u8::is_ascii_whitespace);
+        if len == 0 || len > 32 || !stops || NOT_SECRETS.contains(&word) {
+            return end;
+        }
+        at = next + len;
+    }
+    end
+}
+
+/// `i` past blanks (spaces and tabs).
+fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    i
+}
+
+/// Whether the name at `name_start` is a part of an AWS ARN
+/// (`arn:aws:secretsmanager:…:secret:prod/db`), which names a resource, not its value.
+fn in_arn(text: &str, name_start: usize) -> bool {
+    if !text[..name_start].ends_with(':') {
+        return false;
+    }
+    let floor = back(text, name_start, REACH);
+    let before = &text[floor..name_start];
+    let run = before
+        .rfind(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+        .map_or(before, |i| &before[i + 1..]);
+    before.ends_with(':') && run.starts_with("arn:")
+}
+
+/// The length of a bare value without the punctuation of the sentence it ends, when the
+/// line or a blank follows: a `)` the value did not open (`(password=hunter22x)`), a full
+/// stop (`password=hunter22x.`). A quoted value (its own quotes around it) keeps all.
+fn unframed_len(value: &str, after: &str) -> usize {
+    let ends_here = after.is_empty() || after.starts_with(char::is_whitespace);
+    if !ends_here || value.len() < 2 {
+        return value.len();
+    }
+    let opens = value.bytes().filter(|&c| c == b'(').count();
+    let closes = value.bytes().filter(|&c| c == b')').count();
+    if value.ends_with(')') && closes > opens || value.ends_with('.') && !value.ends_with("..") {
+        return value.len() - 1;
+    }
+    value.len()
+}
+
+/// Whether `name` is a short flag with a value glued on: one dash, a letter, then a
+/// capital or a digit (`-pMy9Passwd`, `-P9x`), as `mysql -p…` writes a password.
+fn attached_short_flag(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() > 2
+        && b[0] == b'-'
+        && b[1].is_ascii_alphabetic()
+        && (b[2].is_ascii_uppercase() || b[2].is_ascii_digit())
+}
+
+/// Whether an identifier and `=` start the text at `at` (`realm="api"`).
+fn names_next(text: &str, at: usize) -> bool {
+    let b = &text.as_bytes()[at..];
+    let n = b
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    n > 0 && b[0].is_ascii_alphabetic() && b.get(n) == Some(&b'=')
+}
+
+/// Whether a YAML-like value of several words is a message, not a passphrase: plain words
+/// of which one after the first is a word of prose about a secret (`passwd: Authentication
+/// token manipulation error`, `auth: unsupported mechanism`).
+fn is_message(value: &str) -> bool {
+    let mut words = value.split([' ', '\t']).filter(|w| !w.is_empty());
+    let plain = value
+        .split([' ', '\t'])
+        .all(|w| w.bytes().all(|c| c.is_ascii_alphabetic()));
+    words.next().is_some()
+        && plain
+        && words.any(|w| NOT_SECRETS.iter().any(|n| w.eq_ignore_ascii_case(n)))
+}
+
+/// Whether a prose pair's value at `from` is bare and too short to be a credential: it
+/// must be 20 letters, digits or `_` or more (`looks_generated_strictly`), and a shorter run
+/// cannot be one, whatever follows it. (Checked before the framing is read: a line of
+/// `pass pass …` costs one pass.)
+fn too_short_for_prose(text: &str, from: usize) -> bool {
+    let word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
+    let b = text.as_bytes();
+    b.get(from).is_some_and(word) && b[from..].iter().take_while(|c| word(c)).count() < 20
+}
+
+/// Whether the value at `value_start..value_end` after `name` and `separator` is something
+/// else than a secret: prose, a type, code, a marker already, a stand-in, a count, a label,
+/// a reference or a verdict.
+fn not_a_secret(
+    text: &str,
+    name: &str,
+    separator: &str,
+    (value_start, value_end): (usize, usize),
+    quoted: bool,
+) -> bool {
+    let value = &text[value_start..value_end];
+    let annotated = separator.contains(':') || separator.trim_matches([' ', '\t']).is_empty();
+    // An unquoted value that runs on (`"password": must not be empty`) is judged by its
+    // first word (a block scalar, over several lines, is judged whole).
+    let first = match value.contains('\n') {
+        true => value,
+        false => value.split([' ', '\t']).next().unwrap_or(value),
+    };
     let prose = !quoted
-        && (NOT_SECRETS.iter().any(|w| value.eq_ignore_ascii_case(w))
+        && (NOT_SECRETS.iter().any(|w| first.eq_ignore_ascii_case(w))
             || http_status_at(text, value_start)
             || annotated && is_type(value)
-            || is_code(value));
+            || is_code(value)
+            || is_attribute_reference(value));
     let done = text[value_start..].starts_with(REDACTED)
         // `PWD={[REDACTED]}`: a marker in the value's own brackets is done.
         || value.trim_matches(['{', '}', '(', ')']) == REDACTED
+        // `-pass pass:[REDACTED]`: a form (`forms`) took the value after its prefix.
+        || value.strip_suffix(REDACTED).is_some_and(|head| {
+            head.ends_with(':') && head.bytes().all(|c| c.is_ascii_alphanumeric() || c == b':')
+        })
         || is_stand_in(value)
-        || counts_tokens(name, value);
-    (!value.is_empty() && !prose && !done).then_some((value_start, value_end))
+        || counts_tokens(name, value)
+        || labels(name, value)
+        || is_reference(value)
+        || verdict(name, separator);
+    prose || done
+}
+
+/// A value that says where the secret is, not what: OpenSSL's `env:VAR`, `file:path`,
+/// `fd:N` and `stdin` (`-pass env:ZIP_PW`).
+fn is_reference(value: &str) -> bool {
+    let named = |prefix: &str| {
+        value.strip_prefix(prefix).is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || b"_/.-".contains(&c))
+        })
+    };
+    let fd = value
+        .strip_prefix("fd:")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
+    value == "stdin" || named("env:") || named("file:") || fd
+}
+
+/// `PASS: TestLogin`: a test's verdict in capitals (Go's `--- PASS:`, Automake's and
+/// DejaGnu's `PASS: name`), not a name and its value.
+fn verdict(name: &str, separator: &str) -> bool {
+    name == "PASS" && separator.trim_start().starts_with(':')
+}
+
+/// `--password (password)`: the option's name again in brackets, as `wget --debug` labels
+/// the value it prints after it, not the value.
+fn labels(name: &str, value: &str) -> bool {
+    let plain: String = name.trim_start_matches('-').replace(['-', '_'], "");
+    value
+        .strip_prefix('(')
+        .and_then(|v| v.strip_suffix(')'))
+        .is_some_and(|inner| inner.eq_ignore_ascii_case(&plain))
+}
+
+/// Whether the name at `name_start` is a YAML mapping's key: only blanks and `- ` stand
+/// before it on its line.
+fn names_a_yaml_key(text: &str, name_start: usize) -> bool {
+    let floor = back(text, name_start, REACH);
+    let before = &text[floor..name_start];
+    let line = before.rfind('\n').map_or(before, |n| &before[n + 1..]);
+    (floor == 0 || before.contains('\n')) && line.trim_start_matches([' ', '\t', '-']).is_empty()
+}
+
+/// Where a YAML value whose first word ends at `end` ends: a plain scalar runs to the end
+/// of its line (`password: correct horse battery staple`), before a comment (` #`). Only
+/// a word that ended at a blank is carried on: a value that ended at `;`, `,` or a quote
+/// ended where its framing said.
+fn yaml_value_end(text: &str, end: usize) -> usize {
+    let b = text.as_bytes();
+    let reach = ahead(text, end, REACH);
+    let mut end = end;
+    loop {
+        let mut next = end;
+        while next < reach && matches!(b[next], b' ' | b'\t') {
+            next += 1;
+        }
+        if next == end || next >= reach || matches!(b[next], b'\n' | b'\r' | b'#') {
+            return end;
+        }
+        end = next;
+        while end < reach && !b[end].is_ascii_whitespace() {
+            end += 1;
+        }
+    }
 }
 
 /// A value that stands in for the secret, not the secret: a mask (`********`, `***`,
@@ -201,7 +529,7 @@ static STAND_IN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:[*•x]{3,}|[*•]+|\{\{[^{}]*\}\}|\{%[^{}]*%\}|%\(\w+\)[sdr]|%[sdr]|\{\w*\}",
         r"|<[\w\-. ]{1,40}>|\[(?i:redacted|hidden|masked|filtered|secret)\]",
-        r"|\((?i:redacted|hidden|masked|filtered)\))$",
+        r"|\((?i:redacted|hidden|masked|filtered|not shown|none)\))$",
     ))
     .expect("valid pattern")
 });
@@ -266,13 +594,72 @@ fn is_code(value: &str) -> bool {
 }
 
 static CODE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:\$\{.*\}|\$?[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)*(?:\(.*\)|\[.*\]))$")
-        .expect("valid pattern")
+    Regex::new(
+        r"^(?:\$\{.*\}|\$?[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)*(?:\(.*\)|\[.*\]|\{.*\}))$",
+    )
+    .expect("valid pattern")
 });
+
+/// Whether an unquoted value is an attribute that holds the secret, not the secret:
+/// `settings.api_key`, `self.password`, `config.db.token` (identifiers joined by `.`, the
+/// last named for a secret).
+fn is_attribute_reference(value: &str) -> bool {
+    let mut parts = value.split('.');
+    let ident = |p: &str| {
+        p.bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && p.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    };
+    let Some(last) = value.rsplit('.').next() else {
+        return false;
+    };
+    value.contains('.') && parts.all(ident) && names_a_secret(last)
+}
 
 #[cfg(test)]
 mod tests {
     use super::super::redact;
+
+    #[test]
+    fn a_yaml_value_runs_to_the_end_of_its_line() {
+        let cases = [
+            (
+                "password: correct horse battery staple",
+                "password: [REDACTED]",
+            ),
+            (
+                "db:\n  - password: correct horse  # four words\n  user: x",
+                "db:\n  - password: [REDACTED]  # four words\n  user: x",
+            ),
+            ("DB_PASSWD: s3cret; next", "DB_PASSWD: [REDACTED]; next"),
+            (
+                "log: password: correct horse",
+                "log: password: [REDACTED] horse",
+            ),
+            ("password=correct horse", "password=[REDACTED] horse"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(redact(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn facts_files_and_labels_are_not_values() {
+        for text in [
+            "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+            "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: NO)",
+            "at com.x.TokenService.refresh(TokenService.java:142)",
+            "  File \"/app/token.py\", line 7; token.py:7: error",
+            "Setting --password (password) to [REDACTED]",
+            "Setting --http-password (httppassword) to [REDACTED]",
+            "+ openssl enc -pass env:ZIP_PW -in a && openssl enc -pass file:/run/pw -passin stdin",
+            "--- PASS: TestLogin (0.01s)",
+            "PASS: tests/token.sh",
+        ] {
+            assert_eq!(redact(text), text);
+        }
+    }
 
     #[test]
     fn typed_defaults_lose_the_default_not_the_type() {
@@ -344,6 +731,10 @@ mod tests {
         assert_eq!(redact("auth_tokens=k9-x2"), "auth_tokens=[REDACTED]");
         assert_eq!(redact("password=1234"), "password=[REDACTED]");
         // Not an annotation: a value with ` = ` in it is still a value.
-        assert_eq!(redact("password: hunter2 = x"), "password: [REDACTED] = x");
+        assert_eq!(redact("password: hunter2 = x"), "password: [REDACTED]");
+        assert_eq!(
+            redact("x password: hunter2 = x"),
+            "x password: [REDACTED] = x"
+        );
     }
 }

@@ -109,7 +109,8 @@ pub(super) fn redact_query(text: &str) -> Cow<'_, str> {
         let value = &text[start..end];
         if start < spans.last().map_or(0, |span| span.1)
             || value.is_empty()
-            || value.starts_with(REDACTED)
+            // `[REDACTED]%2BCFA0…`: a value an earlier layer cut short goes whole.
+            || value == REDACTED
             || !param_is_secret(name.as_str(), value)
         {
             continue;

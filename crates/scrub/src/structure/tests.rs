@@ -309,6 +309,15 @@ fn credential_context_needs_a_generated_value() {
 }
 
 #[test]
+fn a_header_in_a_repr_ends_at_its_escaped_line_break() {
+    assert_eq!(
+        r(r"send: b'GET / HTTP/1.1\r\nAuthorization: Basic ZXRsOkltNHA=\r\nUser-Agent: x\r\n\r\n'"),
+        r"send: b'GET / HTTP/1.1\r\nAuthorization: [REDACTED]\r\nUser-Agent: x\r\n\r\n'"
+    );
+    assert_eq!(r(r"X-Api-Key: k9\tx"), r"X-Api-Key: [REDACTED]");
+}
+
+#[test]
 fn dsns_without_a_scheme() {
     assert_eq!(
         r("dsn user:pa55@tcp(db:3306)/app failed"),
@@ -316,7 +325,7 @@ fn dsns_without_a_scheme() {
     );
     assert_eq!(
         r("sqlplus scott/tiger@//db.example.com:1521/ORCL"),
-        "sqlplus [REDACTED]@//db.example.com:1521/ORCL"
+        "sqlplus scott/[REDACTED]@//db.example.com:1521/ORCL"
     );
     assert_eq!(
         r("connect app:s3cret@db.internal:5432/orders"),
@@ -391,4 +400,368 @@ fn command_line_passwords() {
     );
     assert_eq!(r("mysql -p -h db"), "mysql -p -h db");
     assert_eq!(r("grep -p pattern file"), "grep -p pattern file");
+}
+
+#[test]
+fn short_and_vendor_credential_words_name_a_secret() {
+    let cases = [
+        ("pw=notrandom1", "pw=[REDACTED]"),
+        ("pw: hunter22x", "pw: [REDACTED]"),
+        (
+            "PW=hunter22x DB_PW=hunter22x",
+            "PW=[REDACTED] DB_PW=[REDACTED]",
+        ),
+        (
+            "db_pw=hunter22x dbPw=hunter22x",
+            "db_pw=[REDACTED] dbPw=[REDACTED]",
+        ),
+        ("GET /x?pw=hunter22x&u=1", "GET /x?pw=[REDACTED]&u=1"),
+        ("+ ACME_KEY=hunter22x ./run", "+ ACME_KEY=[REDACTED] ./run"),
+        ("ACME_KEY: hunter22x", "ACME_KEY: [REDACTED]"),
+        (r#""ACME_KEY": "hunter22x""#, r#""ACME_KEY": "[REDACTED]""#),
+        ("SENDGRID_KEY=hunter22x", "SENDGRID_KEY=[REDACTED]"),
+        ("pAsSwOrD=hunter22x", "pAsSwOrD=[REDACTED]"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+    // Their look-alikes: a key's id, file or path, a database's key, a fact about a secret,
+    // a setting named for one, an attribute that holds one.
+    for text in [
+        "api_key_id=AKIA1234 key_file=/etc/k.pem KEY_PATH=/etc/k.pem",
+        "primary_key=user_id cache_key=users:42 ParameterKey=DbName",
+        "password_encryption = scram-sha-256",
+        "api_key_header: X-Api-Key",
+        "credential_source: Ec2InstanceMetadata",
+        "token_expires_at=2024-05-01T12:00:00Z",
+        "SSH_AUTH_SOCK=/tmp/ssh-XXXXXX/agent.4711",
+        r#"rows = load_customers(path, token_column="api_token")"#,
+        "api_key = settings.api_key",
+        "password: self.password",
+    ] {
+        assert_eq!(r(text), text);
+    }
+}
+
+#[test]
+fn messages_about_a_secret_are_not_its_value() {
+    for text in [
+        "passwd: Authentication token manipulation error",
+        "auth: unsupported mechanism",
+        r#"Error: Invalid value for "password": must not be empty"#,
+        "Password: (not shown)",
+        "Authorization: none",
+        r#"io.k8s.api.core.v1.Secret.data: got "string""#,
+    ] {
+        assert_eq!(r(text), text);
+    }
+    // The values they look like still go.
+    let cases = [
+        ("passwd: Correct horse battery staple", "passwd: [REDACTED]"),
+        ("auth: hunter22x mechanism", "auth: [REDACTED]"),
+        (r#""password": mustang99 x"#, r#""password": [REDACTED]"#),
+        (
+            "Authorization: Basic YWRtaW46cHc=",
+            "Authorization: [REDACTED]",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+}
+
+#[test]
+fn paths_services_and_kinds_named_like_a_secret_stay() {
+    for text in [
+        r#"www-authenticate: Bearer realm="api""#,
+        "key: customers/2024/05/01.csv",
+        "bucket=acme-exports key=customers/2024/05/01.csv size=1834",
+        "arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/importer/db-AbCdEf",
+        "not authorized to perform: secretsmanager:GetSecretValue on resource",
+        r#"volume "db-password" : secret "importer-db" not found"#,
+    ] {
+        assert_eq!(r(text), text);
+    }
+    // Their look-alikes: a generated key, a secret's value after a quoted name.
+    let cases = [
+        (
+            "bucket=acme key=tK9mP2xQ7vL4nR8wZz3q/x size=1",
+            "bucket=acme key=[REDACTED] size=1",
+        ),
+        (
+            r#""db-password" : hunter22x, "user": "app""#,
+            r#""db-password" : [REDACTED], "user": "app""#,
+        ),
+        ("secret:hunter22x", "secret:[REDACTED]"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+}
+
+#[test]
+fn the_words_around_a_redaction_stay() {
+    let cases = [
+        (
+            "ALTER LOGIN sa WITH PASSWORD = 'Sa9Passwd1'",
+            "ALTER LOGIN sa WITH PASSWORD = '[REDACTED]'",
+        ),
+        ("(password=hunter22x)", "(password=[REDACTED])"),
+        ("set password=hunter22x.", "set password=[REDACTED]."),
+        (
+            "redis-cli -u redis://:pw@cache ping",
+            "redis-cli -u redis://[REDACTED]@cache ping",
+        ),
+        (
+            "DSN=prod;UID=app;PWD=Odbc9Pw",
+            "DSN=prod;UID=app;PWD=[REDACTED]",
+        ),
+        // Their look-alikes: a value's own brackets and dots, a tagged IMAP login, a
+        // user and password after `-u`, a DSN that is a URL.
+        ("password=a(b)c.d", "password=[REDACTED]"),
+        ("password=hunter..", "password=[REDACTED]"),
+        ("C: A1 LOGIN bob S3cretPw", "C: A1 LOGIN bob [REDACTED]"),
+        (
+            "curl -u admin:Curl9Passw https://x",
+            "curl -u [REDACTED] https://x",
+        ),
+        ("DSN=pg://app:pw@db/x", "DSN=[REDACTED]"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+}
+
+#[test]
+fn a_command_quoted_whole_loses_its_password_not_its_operand() {
+    let cases = [
+        (
+            r#"+ ssh host "mysql -uroot -pMy9Passwd app""#,
+            r#"+ ssh host "mysql -uroot -p[REDACTED] app""#,
+        ),
+        (
+            "+ bash -c 'mysql -uroot -pMy9Passwd app'",
+            "+ bash -c 'mysql -uroot -p[REDACTED] app'",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+    // Their look-alikes: a quoted sentence, a quoted command without a password.
+    for text in [
+        r#"+ ssh host "mysql -uroot app""#,
+        r#"echo "use -p to give mysql a password""#,
+    ] {
+        assert_eq!(r(text), text);
+    }
+}
+
+#[test]
+fn traces_flags_and_cut_values_lose_the_whole_secret() {
+    let cases = [
+        (
+            "curl -uadmin:Curl9Passw https://x",
+            "curl -u[REDACTED] https://x",
+        ),
+        ("ftp> user admin Ftp9Passwd", "ftp> user admin [REDACTED]"),
+        ("< PASS Pop9Passwd", "< PASS [REDACTED]"),
+        (
+            r#"1.2 [0 127.0.0.1:1] "AUTH" "Rd9pw2Zq""#,
+            r#"1.2 [0 127.0.0.1:1] "AUTH" "[REDACTED]""#,
+        ),
+        (
+            r#"1.2 [0 127.0.0.1:1] "auth" "default" "Rd9pw2Zq""#,
+            r#"1.2 [0 127.0.0.1:1] "auth" "default" "[REDACTED]""#,
+        ),
+        (
+            "for url: http://h/x?api_key=[REDACTED]%2BCFA0Hn84faSB&since=1",
+            "for url: http://h/x?api_key=[REDACTED]&since=1",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+    // Their look-alikes: a user after `-u`, an ftp prompt's other commands, a test's
+    // verdict, a Redis command that is not AUTH.
+    for text in [
+        "+ mysql -uroot -h db",
+        "ftp> get report.csv",
+        "--- PASS: TestLogin (0.01s)",
+        r#"1.2 [0 127.0.0.1:1] "GET" "orders:42""#,
+    ] {
+        assert_eq!(r(text), text);
+    }
+}
+
+#[test]
+fn glued_short_options_and_cut_flag_values_go_whole() {
+    let cases = [
+        (
+            "+ ldapsearch -x -D cn=admin -w'Ldap9Passw' -b dc=x",
+            "+ ldapsearch -x -D cn=admin -w[REDACTED] -b dc=x",
+        ),
+        (
+            "+ sqlcmd -S db -U sa -P'Sql9Passwd' -Q x",
+            "+ sqlcmd -S db -U sa -P[REDACTED] -Q x",
+        ),
+        (
+            "Error: Command failed: sshpass -p tOmi@[REDACTED]:WSz ssh host",
+            "Error: Command failed: sshpass -p [REDACTED] ssh host",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+    // Their look-alikes: the same letters as other programs' options.
+    for text in ["+ grep -w'token' x.log", "+ ssh -p2222 host"] {
+        assert_eq!(r(text), text);
+    }
+}
+
+#[test]
+fn argument_lists_and_tuples_lose_their_passwords() {
+    let cases = [
+        (
+            "['curl', '-u', 'admin:Curl9Passw', 'https://x']",
+            "['curl', '-u', 'admin:[REDACTED]', 'https://x']",
+        ),
+        (
+            "('sshpass', '-p', 'Ssh9Passwd', 'ssh', 'host')",
+            "('sshpass', '-p', '[REDACTED]', 'ssh', 'host')",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+    // Their look-alikes: curl's user alone, another program's `-p`, a tuple of words.
+    for text in [
+        "['curl', '-u', 'admin', 'https://x']",
+        "('ssh', '-p', '2222', 'host')",
+        "('app', 'orders')",
+    ] {
+        assert_eq!(r(text), text);
+    }
+}
+
+#[test]
+fn credential_words_before_a_blank_and_plain_words_to_the_end_of_a_line() {
+    let cases = [
+        ("api key: hunter22x", "api key: [REDACTED]"),
+        ("api-key hunter22x", "api-key [REDACTED]"),
+        ("apikey hunter22x", "apikey [REDACTED]"),
+        ("passphrase hunter22x", "passphrase [REDACTED]"),
+        ("passwd hunter22x", "passwd [REDACTED]"),
+        (
+            "password: correct horse battery staple",
+            "password: [REDACTED]",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+    // Their look-alikes: prose after the word, a sentence after a value.
+    for text in [
+        "passwd: Authentication token manipulation error",
+        "passwd changed for bob",
+        "api key rotation is due",
+    ] {
+        assert_eq!(r(text), text);
+    }
+    // After `=` an unquoted value ends at a blank, as a shell reads it: what follows stays.
+    for (text, want) in [
+        ("password=hunter2 db down", "password=[REDACTED] db down"),
+        (
+            "password=correct horse battery staple",
+            "password=[REDACTED] horse battery staple",
+        ),
+    ] {
+        assert_eq!(r(text), want, "{text}");
+    }
+    assert_eq!(
+        r("password=hunter22x failed for bob"),
+        "password=[REDACTED] failed for bob"
+    );
+    assert_eq!(r("password=hunter22x next"), "password=[REDACTED] next");
+}
+
+#[test]
+fn sql_dollar_quotes_and_no_break_spaces_hold_a_password() {
+    let cases = [
+        (
+            "ALTER USER app WITH PASSWORD $$Pg9Passwd$$;",
+            "ALTER USER app WITH PASSWORD $$[REDACTED]$$;",
+        ),
+        (
+            "ALTER ROLE app PASSWORD $pw$Pg9Passwd$pw$ LOGIN;",
+            "ALTER ROLE app PASSWORD $pw$[REDACTED]$pw$ LOGIN;",
+        ),
+        (
+            "CREATE USER app IDENTIFIED BY\u{a0}'Ora9Passwd';",
+            "CREATE USER app IDENTIFIED BY\u{a0}'[REDACTED]';",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+    // Their look-alikes: a function body in dollar quotes, a price.
+    for text in [
+        "CREATE FUNCTION f() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql;",
+        "password reset costs $5 and $6",
+    ] {
+        assert_eq!(r(text), text);
+    }
+}
+
+#[test]
+fn duplicate_keys_of_an_index_on_a_secret_lose_the_value() {
+    let cases = [
+        (
+            "Duplicate entry 'tK9mP2xQ7vL4nR8w-42' for key 'users.uniq_token_user'",
+            "Duplicate entry '[REDACTED]' for key 'users.uniq_token_user'",
+        ),
+        (
+            r#"E11000 duplicate key error collection: app.users index: token_1 dup key: { : "tK9mP2xQ7vL4nR8w" }"#,
+            r#"E11000 duplicate key error collection: app.users index: token_1 dup key: { : "[REDACTED]" }"#,
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+    // Their look-alikes: an index on ordinary columns.
+    for text in [
+        "Duplicate entry 'acme-42' for key 'users.uniq_name_user'",
+        r#"E11000 duplicate key error collection: app.users index: name_1 dup key: { : "acme" }"#,
+    ] {
+        assert_eq!(r(text), text);
+    }
+}
+
+#[test]
+fn a_shell_operator_after_a_flag_value_stays() {
+    let cases = [
+        ("+ mysql -pMy9Passwd|tee", "+ mysql -p[REDACTED]|tee"),
+        ("+ mysql -pMy9Passwd;echo x", "+ mysql -p[REDACTED];echo x"),
+        (
+            "+ mysql -pMy9Passwd&&echo x",
+            "+ mysql -p[REDACTED]&&echo x",
+        ),
+        // Their look-alike: the same characters inside the quotes a trace writes.
+        ("+ mysql '-pMy9;Pass|wd' app", "+ mysql '-p[REDACTED]' app"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+}
+
+#[test]
+fn a_command_after_and_and_stays() {
+    let cases = [
+        ("PGPASSWORD=Pg9Passwd&&psql", "PGPASSWORD=[REDACTED]&&psql"),
+        ("password=hunter22x&&make", "password=[REDACTED]&&make"),
+        // Its look-alike: one `&` inside a value is the value's.
+        ("password=P@ss&w0rd", "password=[REDACTED]"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
 }

@@ -9,14 +9,16 @@
 //! - unquoted: at white space; at a quote or a closing bracket that the text before the name
 //!   opened (`"password=…"`, `Config{password=…, host=db}`, `${db.password:…}`); at `,`,
 //!   `;` or `&` when that separator also stands before the name (`a=1,password=…,b=2`, a
-//!   query), or when white space or another `name=` follows it. Brackets the value opens
+//!   query), or when white space or another `name=` follows it; at a shell's `&&`. Brackets the value opens
 //!   are its own (`a(b)c`), and inside them blanks and commas do not end it when they close
 //!   on the line (`auth=("user", "pw")`, `getpass("Password: ")`).
 //!
 //! A quote that closes the string the name stands in (`input("Password: ")`) leaves an
 //! empty value. Limits: the framing is read within [`REACH`] bytes before the name, and a
 //! value's own brackets are looked for within as many after it; an unquoted value with a
-//! blank in it (`password=two words`) goes up to the blank, and one with `, ` in it up to
+//! blank in it (`password=two words`) goes up to the blank (but a YAML value runs to the
+//! end of its line, and so do plain words to the line's end: `assignments`), and one with
+//! `, ` in it up to
 //! the comma; an apostrophe inside a word (`can't`) opens no quote, one after a blank does.
 //!
 //! The file is longer than most: the rules take its first 390 lines, and the framings are
@@ -296,6 +298,8 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
                 false
             }
             b')' | b']' | b'}' => framing.closers.contains(&c),
+            // A shell's `&&` (`PGPASSWORD=…&&psql`): a command follows.
+            b'&' if b.get(i + 1) == Some(&b'&') => true,
             b',' | b';' | b'&' => {
                 framing.separator == Some(c)
                     || c == b'&' && framing.separator == Some(b'?')
@@ -479,7 +483,7 @@ mod tests {
     #[test]
     fn framing_is_read_near_the_name() {
         // A bracket opened more than `REACH` bytes before the name is not seen.
-        let far = format!("({} password=x9) x", "y".repeat(super::REACH));
+        let far = format!("({} password=x9)y x", "y".repeat(super::REACH));
         assert!(redact(&far).ends_with(" password=[REDACTED] x"), "{far}");
         let near = format!("{}(password=x9) x", "y".repeat(super::REACH));
         assert!(redact(&near).ends_with("(password=[REDACTED]) x"), "{near}");
@@ -505,10 +509,8 @@ mod tests {
         let cases = [
             ("password=“Zq8xw Lm2pe” next", "password=“[REDACTED]” next"),
             ("password: ‘Zq8xw Lm2pe’", "password: ‘[REDACTED]’"),
-            (
-                "password: !!str P@ss!w0rd x",
-                "password: !!str [REDACTED] x",
-            ),
+            // A YAML plain scalar runs to the end of its line.
+            ("password: !!str P@ss!w0rd x", "password: !!str [REDACTED]"),
             ("password: !!binary", "password: [REDACTED]"),
             (
                 "db:\n  password: |\n    P@ss!w0rd\n    #2024 x\n  user: app",

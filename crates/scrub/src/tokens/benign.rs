@@ -37,8 +37,8 @@ const MAX_WORD_RUN: usize = 12;
 static ID_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?i)(?:(?-u:\b)(?:x-)?(?:amzn?-|ms-|goog-|b3-|cloud-|client-)?",
-        r"(?:request|req|trace|correlation|span|operation|transaction|parent|message|event|execution)",
-        r"[-_ ]?ids?(?:-2)?|(?-u:\b)x-amz-id-2|(?-u:\b)x-amz-cf-id|(?-u:\b)traceparent|(?-u:\b)tracestate|(?-u:\b)cf-ray)",
+        r"(?:request|req|trace|correlation|span|operation|transaction|parent|message|event|execution|host|connection)",
+        r"[-_ ]?ids?(?:-2)?|(?-u:\b)x-amz-id-2|(?-u:\b)x-amz-cf-id|(?-u:\b)traceparent|(?-u:\b)tracestate|(?-u:\b)cf-ray|(?-u:\b)content-md5|(?-u:\b)etag)",
         r#"["']?\s*(?:[:=]\s*|\s)["']?(?:Root=)?$"#,
     ))
     .expect("valid pattern")

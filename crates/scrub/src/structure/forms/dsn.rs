@@ -1,0 +1,114 @@
+//! Data source names without a scheme, whose user info goes whole (a user name can be a
+//! token too): Go's MySQL driver, `user:password@tcp(host:3306)/db` (also `tcp6`, `udp`,
+//! `unix`), and `user:password@host:port/db` as libraries print a DSN.
+//!
+//! Read from each `@`: after it a protocol's `(` or `host:port` (two to five digits and no
+//! word character after them); before it the user info, a word that starts after a blank,
+//! a quote, `=`, `(` or `,`, and holds a `:` after a user name of `[A-Za-z0-9_.$#-]`. A
+//! password cannot be empty: `jdbc:oracle:thin:@db:1521:ORCL` is a URL prefix, not a
+//! user, and stays; `git@github.com:org/repo` has no `:` before its `@`.
+
+use super::super::super::marker::REDACTED;
+use super::lex::{BACK_REACH, Span, Text};
+
+/// What may follow the `@` and start a Go MySQL address.
+const PROTOCOLS: &[&[u8]] = &[b"tcp(", b"tcp6(", b"udp(", b"unix("];
+
+pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
+    let b = text.bytes();
+    for (at, _) in text.raw.match_indices('@') {
+        let after = &b[at + 1..];
+        if !PROTOCOLS.iter().any(|p| after.starts_with(p)) && !host_and_port(after) {
+            continue;
+        }
+        if let Some(start) = user_info_before(b, at)
+            && !text.raw[start..at].contains(REDACTED)
+        {
+            out.push((start, at));
+        }
+    }
+}
+
+/// `host:port` then no word character.
+fn host_and_port(after: &[u8]) -> bool {
+    let host = after
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || b".-".contains(c))
+        .count();
+    let Some(rest) = after[host..].strip_prefix(b":") else {
+        return false;
+    };
+    let port = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    host > 0
+        && (2..=5).contains(&port)
+        && !rest
+            .get(port)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+}
+
+/// Where the user info that ends at the `@` at `at` starts.
+fn user_info_before(b: &[u8], at: usize) -> Option<usize> {
+    if at == 0 || b[at - 1] == b':' {
+        return None;
+    }
+    let floor = at.saturating_sub(BACK_REACH);
+    let run = (floor..at)
+        .rev()
+        .find(|&i| b[i].is_ascii_whitespace() || b"@/'\"".contains(&b[i]))
+        .map_or(floor, |i| i + 1);
+    if run == floor && floor > 0 {
+        return None;
+    }
+    // The leftmost start, the run's or one after `=`, `(` or `,`, where a user name and
+    // `:` begin.
+    let user_char = |c: u8| c.is_ascii_alphanumeric() || b"_.$#-".contains(&c);
+    let mut starts =
+        std::iter::once(run).chain((run..at).filter(|&i| b"=(,".contains(&b[i])).map(|i| i + 1));
+    starts.find(|&start| {
+        let user = b[start..at].iter().take_while(|&&c| user_char(c)).count();
+        b.get(start + user) == Some(&b':') && start + user + 1 < at
+    })
+}
+
+#[cfg(test)]
+mod tests {
+
+    fn r(text: &str) -> String {
+        super::super::lexed(super::secrets, text)
+    }
+
+    #[test]
+    fn the_user_info_goes() {
+        let cases = [
+            (
+                "dsn user:pa55@tcp(db:3306)/app failed",
+                "dsn [REDACTED]@tcp(db:3306)/app failed",
+            ),
+            (
+                "DSN=app:Xq7(w)9@unix(/run/mysqld.sock)/x",
+                "DSN=[REDACTED]@unix(/run/mysqld.sock)/x",
+            ),
+            (
+                "connect app:s3cret@db.internal:5432/orders",
+                "connect [REDACTED]@db.internal:5432/orders",
+            ),
+            ("'app:p:w@db:5432'", "'[REDACTED]@db:5432'"),
+        ];
+        super::super::assert_lexed(super::secrets, &cases);
+    }
+
+    #[test]
+    fn look_alikes_stay() {
+        for text in [
+            "jdbc:oracle:thin:@db:1521:ORCL",
+            "fatal: could not read from git@github.com:org/repo.git",
+            "at 12:30 ops@example.com wrote",
+            "user:@db:5432",
+            "a:b@host:123456",
+            "a:b@host:80x",
+            "postgres://[REDACTED]@db:5432/x",
+        ] {
+            assert_eq!(r(text), text);
+        }
+    }
+}

@@ -201,6 +201,8 @@ install_file "$src/man/$name.1" "$mandir" 0644
 install_file "$src/man/$name-history.1" "$mandir" 0644
 # Releases made before `crontap-run check` existed have no page for it.
 [ ! -f "$src/man/$name-check.1" ] || install_file "$src/man/$name-check.1" "$mandir" 0644
+# Nor before `crontap-run plan`.
+[ ! -f "$src/man/$name-plan.1" ] || install_file "$src/man/$name-plan.1" "$mandir" 0644
 # The binary goes last: once it is in place, everything else is too.
 install_file "$src/$name" "$bindir" 0755
 

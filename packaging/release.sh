@@ -115,7 +115,7 @@ build() {
 
 echo "== man pages and completions"
 cargo xtask assets "$stage/assets" >/dev/null
-for f in man/$name.1 man/$name-history.1 man/$name-check.1 completions/$name.bash completions/_$name completions/$name.fish; do
+for f in man/$name.1 man/$name-history.1 man/$name-check.1 man/$name-plan.1 completions/$name.bash completions/_$name completions/$name.fish; do
     [ -s "$stage/assets/$f" ] || die "cargo xtask assets did not write $f"
 done
 
@@ -151,7 +151,7 @@ debian() {
         "$deb/usr/share/fish/vendor_completions.d" \
         "$deb/usr/share/lintian/overrides"
     install -m 0755 "$bin" "$deb/usr/bin/$name"
-    for page in "$name.1" "$name-history.1" "$name-check.1"; do
+    for page in "$name.1" "$name-history.1" "$name-check.1" "$name-plan.1"; do
         gzip -9n <"$stage/assets/man/$page" >"$deb/usr/share/man/man1/$page.gz"
     done
     install -m 0644 "$stage/assets/completions/$name.bash" "$deb/usr/share/bash-completion/completions/$name"

@@ -44,7 +44,7 @@ fn assets(dir: &Path) -> Result<()> {
     for sub in [&man, &completions] {
         std::fs::create_dir_all(sub).with_context(|| format!("cannot create {}", sub.display()))?;
     }
-    // One page for crontap-run and one per subcommand (crontap-run-history.1).
+    // One page for crontap-run and one per subcommand (crontap-run-history.1, -check.1, -plan.1).
     clap_mangen::generate_to(Cli::command(), &man)
         .with_context(|| format!("cannot write man pages to {}", man.display()))?;
     let mut written: Vec<PathBuf> = Vec::new();

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Wall time of `crontap-run plan --schedule`, for the schedules that cost it the most.
+
+The period is found day by day over 28 years (and on to the next start), every start turned
+into an instant only on the days the zone's clock changes; so the costly schedules are those
+with many starts a day in a zone with clock changes (`* * * * *` in Europe/Berlin: 1440
+instants on each of about 56 change days) and those that fire rarely (the walk goes on past
+the horizon to the next start). Each case runs alternately with `crontap-run --version` (the
+cost of starting the binary at all), and the median of each is printed, with the difference:
+the time `plan` itself takes.
+
+Usage: bench/plan.py [--bin PATH] [--runs N]
+(default: target/x86_64-unknown-linux-musl/release/crontap-run, 30 runs)
+"""
+
+import argparse
+import statistics
+import subprocess
+import time
+
+CASES = [
+    ("0 9 * * 1-5", "Europe/Berlin"),
+    ("0 0 * * *", "Europe/Berlin"),
+    ("*/15 * * * *", "Europe/Berlin"),
+    ("* * * * *", "Europe/Berlin"),
+    ("* * * * *", "America/New_York"),
+    ("0 0 29 2 *", "UTC"),
+    ("0 0 */28 2 1", "Europe/Berlin"),
+    ("0 0 1 * 1", "Australia/Lord_Howe"),
+]
+
+
+def wall(argv):
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default="target/x86_64-unknown-linux-musl/release/crontap-run")
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    print(f"{args.bin}, {args.runs} alternating runs each, median wall time")
+    print(f"{'schedule':<16} {'zone':<20} {'plan':>9} {'--version':>10} {'plan alone':>11}")
+    for schedule, zone in CASES:
+        plan = [args.bin, "plan", "--schedule", schedule, "--tz", zone, "--json"]
+        base = [args.bin, "--version"]
+        timed_plan, timed_base = [], []
+        for _ in range(args.runs):
+            timed_plan.append(wall(plan))
+            timed_base.append(wall(base))
+        p, b = statistics.median(timed_plan), statistics.median(timed_base)
+        print(f"{schedule:<16} {zone:<20} {p * 1000:>7.2f}ms {b * 1000:>8.2f}ms {(p - b) * 1000:>9.2f}ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,337 @@
+//! Cron schedules as Vixie cron and cronie read them: five fields (minute, hour, day of
+//! month, month, day of week) with lists, ranges, steps and month and weekday names, and
+//! the `@` macros.
+//!
+//! Written here rather than taken from a crate: the crates that parse cron expressions
+//! work on chrono rather than jiff, and several read day-of-month and day-of-week as both
+//! having to match. Cronie's rule (crontab(5)) is that when both fields are restricted,
+//! that is neither starts with `*`, a day matches if *either* does; when one starts with
+//! `*` (`*/2` included), both must match.
+
+use std::fmt;
+
+use jiff::civil::Date;
+
+/// A parsed schedule: which minutes, hours, days, months and weekdays it fires on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    /// Bit `m` for minute `m` (0 to 59).
+    minutes: u64,
+    /// Bit `h` for hour `h` (0 to 23).
+    hours: u32,
+    /// Bit `d` for day of month `d` (1 to 31).
+    days: u32,
+    /// Bit `m` for month `m` (1 to 12).
+    months: u16,
+    /// Bit `w` for weekday `w`, Sunday 0 to Saturday 6.
+    weekdays: u8,
+    /// The day-of-month field starts with `*`.
+    dom_star: bool,
+    /// The day-of-week field starts with `*`.
+    dow_star: bool,
+}
+
+/// Why a schedule cannot be read; the caller names the option or line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError(pub String);
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn error<T>(text: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError(text.into()))
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+const WEEKDAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+
+/// One field's bounds and names, as crontab(5) gives them.
+struct Field {
+    name: &'static str,
+    low: u32,
+    high: u32,
+    /// Names for `low`, `low + 1`, ….
+    names: &'static [&'static str],
+}
+
+const FIELDS: [Field; 5] = [
+    Field {
+        name: "minute",
+        low: 0,
+        high: 59,
+        names: &[],
+    },
+    Field {
+        name: "hour",
+        low: 0,
+        high: 23,
+        names: &[],
+    },
+    Field {
+        name: "day of month",
+        low: 1,
+        high: 31,
+        names: &[],
+    },
+    Field {
+        name: "month",
+        low: 1,
+        high: 12,
+        names: &MONTHS,
+    },
+    // 7 is Sunday too.
+    Field {
+        name: "day of week",
+        low: 0,
+        high: 7,
+        names: &WEEKDAYS,
+    },
+];
+
+/// What the `@` macros stand for (cronie's entry.c); `@reboot` is not a schedule.
+fn macro_fields(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "@yearly" | "@annually" => "0 0 1 1 *",
+        "@monthly" => "0 0 1 * *",
+        "@weekly" => "0 0 * * 0",
+        "@daily" | "@midnight" => "0 0 * * *",
+        "@hourly" => "0 * * * *",
+        _ => return None,
+    })
+}
+
+impl Schedule {
+    /// Parses a schedule: five fields separated by blanks, or an `@` macro.
+    pub fn parse(text: &str) -> Result<Schedule, ParseError> {
+        let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+        if let [single] = fields[..]
+            && single.starts_with('@')
+        {
+            if single == "@reboot" {
+                return error(
+                    "@reboot runs once at boot, not on a schedule a heartbeat can follow",
+                );
+            }
+            let Some(expanded) = macro_fields(single) else {
+                return error(format!(
+                    "unknown macro {single:?} (@hourly, @daily, @midnight, @weekly, @monthly, \
+                     @yearly, @annually)"
+                ));
+            };
+            return Schedule::parse(expanded);
+        }
+        let [minute, hour, dom, month, dow] = fields[..] else {
+            return error(format!(
+                "a schedule has five fields (minute hour day-of-month month day-of-week), \
+                 not {}",
+                fields.len()
+            ));
+        };
+        let bits = |i: usize, text: &str| parse_field(&FIELDS[i], text);
+        let mut weekdays = bits(4, dow)?;
+        // Day 7 is Sunday.
+        if weekdays & (1 << 7) != 0 {
+            weekdays |= 1;
+        }
+        Ok(Schedule {
+            minutes: bits(0, minute)?,
+            hours: bits(1, hour)? as u32,
+            days: bits(2, dom)? as u32,
+            months: bits(3, month)? as u16,
+            weekdays: (weekdays & 0x7f) as u8,
+            dom_star: dom.starts_with('*'),
+            dow_star: dow.starts_with('*'),
+        })
+    }
+
+    /// Whether the schedule fires on `date` (at the times [`Schedule::times`] lists).
+    pub fn fires_on(&self, date: Date) -> bool {
+        if self.months & (1 << date.month()) == 0 {
+            return false;
+        }
+        let dom = self.days & (1 << date.day()) != 0;
+        let dow = self.weekdays & (1 << date.weekday().to_sunday_zero_offset()) != 0;
+        match self.dom_star || self.dow_star {
+            true => dom && dow,
+            false => dom || dow,
+        }
+    }
+
+    /// The times of day it fires at, as (hour, minute), in order.
+    pub fn times(&self) -> Vec<(i8, i8)> {
+        let mut times = Vec::new();
+        for hour in (0..24).filter(|h| self.hours & (1 << h) != 0) {
+            for minute in (0..60).filter(|m| self.minutes & (1 << m) != 0) {
+                times.push((hour as i8, minute as i8));
+            }
+        }
+        times
+    }
+}
+
+/// The bits a field sets: bit `n` for value `n`.
+fn parse_field(field: &Field, text: &str) -> Result<u64, ParseError> {
+    let mut bits = 0u64;
+    for element in text.split(',') {
+        let (range, step) = match element.split_once('/') {
+            Some((range, step)) => (range, Some(step)),
+            None => (element, None),
+        };
+        let (low, high) = match range {
+            "*" => (field.low, field.high),
+            _ => match range.split_once('-') {
+                Some((a, b)) => (value(field, a)?, value(field, b)?),
+                // A single value takes no step in cronie.
+                None if step.is_some() => {
+                    return error(format!(
+                        "{} field {text:?}: a step needs a range or `*` (`{range}-{}/…`)",
+                        field.name, field.high
+                    ));
+                }
+                None => {
+                    let v = value(field, range)?;
+                    (v, v)
+                }
+            },
+        };
+        if low > high {
+            return error(format!(
+                "{} field {text:?}: the range {range} ends before it starts",
+                field.name
+            ));
+        }
+        let step = match step {
+            None => 1,
+            Some(s) => match number(s) {
+                Some(n) if n >= 1 => n,
+                _ => {
+                    return error(format!(
+                        "{} field {text:?}: the step {s:?} is not a number of at least 1",
+                        field.name
+                    ));
+                }
+            },
+        };
+        for v in (low..=high).step_by(step as usize) {
+            bits |= 1 << v;
+        }
+    }
+    Ok(bits)
+}
+
+/// One value of a field: a number within its bounds, or a name.
+fn value(field: &Field, text: &str) -> Result<u32, ParseError> {
+    let lower = text.to_ascii_lowercase();
+    if let Some(i) = field.names.iter().position(|n| *n == lower) {
+        return Ok(field.low + i as u32);
+    }
+    match number(text) {
+        Some(n) if (field.low..=field.high).contains(&n) => Ok(n),
+        Some(_) => error(format!(
+            "{} {text} is out of range ({} to {})",
+            field.name, field.low, field.high
+        )),
+        None => error(format!("{} {text:?} is not a number or name", field.name)),
+    }
+}
+
+fn number(text: &str) -> Option<u32> {
+    match !text.is_empty() && text.len() <= 4 && text.bytes().all(|b| b.is_ascii_digit()) {
+        true => text.parse().ok(),
+        false => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jiff::civil::date;
+
+    fn parse(text: &str) -> Schedule {
+        Schedule::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn err(text: &str) -> String {
+        Schedule::parse(text).unwrap_err().0
+    }
+
+    #[test]
+    fn lists_ranges_steps() {
+        let s = parse("0,30 */6 1-10/3 * *");
+        assert_eq!(s.minutes, 1 | 1 << 30);
+        assert_eq!(s.hours, 1 | 1 << 6 | 1 << 12 | 1 << 18);
+        assert_eq!(s.days, 1 << 1 | 1 << 4 | 1 << 7 | 1 << 10);
+        assert_eq!(s.months, 0x1ffe);
+        assert_eq!(s.weekdays, 0x7f);
+        let s = parse("5-10,58 0 * * *");
+        assert_eq!(
+            s.times(),
+            vec![(0, 5), (0, 6), (0, 7), (0, 8), (0, 9), (0, 10), (0, 58)]
+        );
+    }
+
+    #[test]
+    fn names_in_any_case_and_in_ranges() {
+        let s = parse("0 9 * JAN-mar,Dec Mon-Fri");
+        assert_eq!(s.months, 1 << 1 | 1 << 2 | 1 << 3 | 1 << 12);
+        assert_eq!(s.weekdays, 0b0111110);
+        // 7 is Sunday, alone or ending a range.
+        assert_eq!(parse("0 0 * * 7").weekdays, 1);
+        assert_eq!(parse("0 0 * * 5-7").weekdays, 1 | 1 << 5 | 1 << 6);
+        assert_eq!(parse("0 0 * * sat,sun").weekdays, 1 | 1 << 6);
+    }
+
+    #[test]
+    fn macros() {
+        assert_eq!(parse("@daily"), parse("0 0 * * *"));
+        assert_eq!(parse("@midnight"), parse("0 0 * * *"));
+        assert_eq!(parse("@hourly"), parse("0 * * * *"));
+        assert_eq!(parse("@weekly"), parse("0 0 * * 0"));
+        assert_eq!(parse("@monthly"), parse("0 0 1 * *"));
+        assert_eq!(parse("@yearly"), parse("0 0 1 1 *"));
+        assert_eq!(parse("@annually"), parse("0 0 1 1 *"));
+        assert!(err("@reboot").contains("boot"));
+        assert!(err("@fortnightly").contains("unknown macro"));
+    }
+
+    #[test]
+    fn day_of_month_or_day_of_week() {
+        // 2026-12-01 is a Tuesday, 2026-12-07 a Monday, 2026-12-08 a Tuesday.
+        let (first, monday, tuesday) = (date(2026, 12, 1), date(2026, 12, 7), date(2026, 12, 8));
+        // Both restricted: either matches.
+        let or = parse("0 0 1 * 1");
+        assert!(or.fires_on(first) && or.fires_on(monday) && !or.fires_on(tuesday));
+        // One starts with `*` (a step too): both must match.
+        let and = parse("0 0 */2 * 1");
+        assert!(!and.fires_on(first) && monday.day() % 2 == 1 && and.fires_on(monday));
+        assert!(!and.fires_on(tuesday));
+        let and = parse("0 0 1 * */1");
+        assert!(and.fires_on(first) && !and.fires_on(monday));
+        // Month always has to match.
+        assert!(!parse("0 0 1 jan 1").fires_on(monday));
+    }
+
+    #[test]
+    fn bad_schedules() {
+        assert!(err("0 9 * *").contains("five fields"));
+        assert!(err("0 9 * * * *").contains("five fields"));
+        assert!(err("60 * * * *").contains("minute 60 is out of range"));
+        assert!(err("* 24 * * *").contains("hour 24"));
+        assert!(err("* * 0 * *").contains("day of month 0"));
+        assert!(err("* * 32 * *").contains("day of month 32"));
+        assert!(err("* * * 13 *").contains("month 13"));
+        assert!(err("* * * * 8").contains("day of week 8"));
+        assert!(err("* * * * monday").contains("not a number or name"));
+        assert!(err("*/0 * * * *").contains("step"));
+        assert!(err("5/10 * * * *").contains("step needs a range"));
+        assert!(err("10-5 * * * *").contains("ends before"));
+        assert!(err("1,,2 * * * *").contains("not a number"));
+        assert!(err("* * * jan-feb-mar *").contains("not a number"));
+        assert!(err("").contains("five fields"));
+    }
+}

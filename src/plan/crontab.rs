@@ -1,0 +1,248 @@
+//! `plan --crontab`: a crontab printed again with every job wrapped in crontap-run.
+//!
+//! Each job line becomes `crontap-run --job NAME --url-file DIR/NAME.url -- COMMAND`, under
+//! a comment with its heartbeat's period and grace. NAME is what a run of the wrapped
+//! command would derive (`job::derived_name`), made unique in the file. A command that
+//! needs the shell runs as `$SHELL -c '…'` ([`shell`]); cron's `%` rule and the command's
+//! input are kept. Blank lines, comments, variable lines, `@reboot` lines and lines already
+//! wrapped are printed as they are. `CRON_TZ` sets the zone of the schedules after it,
+//! `SHELL` the shell that wraps their commands.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use anyhow::{Result, anyhow};
+
+use crate::plan::cron::Schedule;
+use crate::plan::{Planned, Zone, report, shell};
+use crate::state::job;
+
+/// How to read and wrap the crontab.
+pub struct Options<'a> {
+    /// The `/etc/crontab` format: a user field before the command.
+    pub system: bool,
+    /// The zone of the lines before any `CRON_TZ` line; `None`: the system's.
+    pub zone: Option<Zone>,
+    pub url_dir: &'a Path,
+}
+
+/// The crontab wrapped, and the heartbeat of each job wrapped.
+pub struct Rewritten {
+    pub text: String,
+    pub planned: Vec<Planned>,
+}
+
+/// Plans one job: its schedule, the schedule as written, its zone and its job name.
+pub type PlanJob<'a> = dyn Fn(&Schedule, &str, &Zone, &str) -> Result<Planned> + 'a;
+
+/// What the lines so far have set.
+struct Settings {
+    zone: Option<Zone>,
+    /// `SHELL`, if set: cron runs the commands with it.
+    shell: Option<String>,
+    names: Vec<String>,
+}
+
+/// Rewrites `text`; an error names the line.
+pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritten> {
+    let mut settings = Settings {
+        zone: options.zone.clone(),
+        shell: None,
+        names: Vec::new(),
+    };
+    let mut out = Rewritten {
+        text: String::with_capacity(text.len() * 2),
+        planned: Vec::new(),
+    };
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        let wrapped = rewrite_line(body, options, &mut settings, plan)
+            .map_err(|e| anyhow!("--crontab line {}: {e:#}", i + 1))?;
+        match wrapped {
+            Some((text, planned)) => {
+                out.text.push_str(&report::comment(&planned));
+                out.text.push('\n');
+                out.text.push_str(&text);
+                out.planned.push(planned);
+            }
+            None => out.text.push_str(body),
+        }
+        out.text.push_str(end);
+    }
+    Ok(out)
+}
+
+/// The wrapped line and its heartbeat, or `None` for a line printed as it is.
+fn rewrite_line(
+    line: &str,
+    options: &Options,
+    settings: &mut Settings,
+    plan: &PlanJob,
+) -> Result<Option<(String, Planned)>> {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    let Some(first) = trimmed.chars().next() else {
+        return Ok(None);
+    };
+    if first == '#' {
+        return Ok(None);
+    }
+    if !(first.is_ascii_digit() || "*@-".contains(first)) {
+        variable(trimmed, settings)?;
+        return Ok(None);
+    }
+    let Some(entry) = Entry::split(line, options.system)? else {
+        return Ok(None);
+    };
+    let schedule = Schedule::parse(entry.schedule).map_err(|e| anyhow!("{e}"))?;
+    let (written, input) = shell::split_input(entry.command);
+    let command = shell::unescape(written);
+    if shell::runs_crontap_run(&command) {
+        // Its name is taken: no job wrapped now may have it too.
+        let mut words = command.split([' ', '\t']).filter(|w| !w.is_empty());
+        if words.any(|w| w == "--job")
+            && let Some(name) = words.next()
+        {
+            settings.names.push(name.to_owned());
+        }
+        return Ok(None);
+    }
+    let (argv, shown) = match shell::simple_words(&command) {
+        Some(words) => (words.iter().map(|w| (*w).to_owned()).collect(), None),
+        None => {
+            // The shell cron would have run it with.
+            let program = settings
+                .shell
+                .clone()
+                .unwrap_or_else(|| "/bin/sh".to_owned());
+            let quoted = format!("{} -c {}", shell::quote(&program), shell::quote(&command));
+            (
+                vec![program, "-c".to_owned(), command.clone()],
+                Some(quoted),
+            )
+        }
+    };
+    let argv: Vec<OsString> = argv.into_iter().map(OsString::from).collect();
+    let name = settings.unique(job::derived_name(&argv));
+    let url_file = options.url_dir.join(format!("{name}.url"));
+    let url_file = url_file
+        .to_str()
+        .ok_or_else(|| anyhow!("--url-dir is not UTF-8"))?
+        .to_owned();
+    let prefix = format!(
+        "crontap-run --job {name} --url-file {} -- ",
+        shell::quote(&url_file)
+    );
+    // A simple command stays as written; the shell's one argument is escaped for cron.
+    let wrapped = match &shown {
+        None => format!("{}{written}", shell::escape(&prefix)),
+        Some(quoted) => shell::escape(&format!("{prefix}{quoted}")),
+    };
+    // What cron will run must be what was meant, whatever the text held.
+    let expected = format!("{prefix}{}", shown.as_deref().unwrap_or(&command));
+    let (runs, rest) = shell::split_input(&wrapped);
+    if shell::unescape(runs) != expected || !rest.is_empty() {
+        return Err(anyhow!(
+            "cannot wrap this command so that cron runs it unchanged"
+        ));
+    }
+    let zone = settings.zone.get_or_insert_with(Zone::system).clone();
+    let mut planned = plan(&schedule, entry.schedule, &zone, &name)?;
+    planned.command = Some(command);
+    planned.url_file = Some(url_file);
+    let text = format!("{}{wrapped}{input}", &line[..entry.command_at]);
+    Ok(Some((text, planned)))
+}
+
+impl Settings {
+    /// `name`, or `name-2`, `name-3` … if an earlier line has it.
+    fn unique(&mut self, name: String) -> String {
+        let mut candidate = name.clone();
+        let mut n = 1;
+        while self.names.contains(&candidate) {
+            n += 1;
+            candidate = format!("{name}-{n}");
+        }
+        self.names.push(candidate.clone());
+        candidate
+    }
+}
+
+/// A variable line, `NAME = value` (either side optionally quoted, as cron reads it):
+/// `CRON_TZ` and `SHELL` are noted.
+fn variable(line: &str, settings: &mut Settings) -> Result<()> {
+    let Some((name, value)) = line.split_once('=') else {
+        return Err(anyhow!(
+            "neither a job, a variable nor a comment (cron would refuse the crontab)"
+        ));
+    };
+    let unquote = |s: &str| {
+        let s = s.trim();
+        let quoted = s.len() >= 2
+            && ((s.starts_with('"') && s.ends_with('"'))
+                || (s.starts_with('\'') && s.ends_with('\'')));
+        match quoted {
+            true => s[1..s.len() - 1].to_owned(),
+            false => s.to_owned(),
+        }
+    };
+    let (name, value) = (unquote(name), unquote(value));
+    match name.as_str() {
+        "CRON_TZ" => {
+            settings.zone = Some(Zone::named(&value).map_err(|e| anyhow!("CRON_TZ: {e}"))?)
+        }
+        "SHELL" => settings.shell = Some(value),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A job line cut into its parts.
+struct Entry<'a> {
+    schedule: &'a str,
+    command: &'a str,
+    /// Where the command starts in the line: everything before it is kept.
+    command_at: usize,
+}
+
+impl<'a> Entry<'a> {
+    /// `None` for `@reboot`.
+    fn split(line: &'a str, system: bool) -> Result<Option<Entry<'a>>> {
+        let start = line.len() - line.trim_start_matches([' ', '\t']).len();
+        // cronie's `-` before the schedule: the job is not logged.
+        let start = start + usize::from(line[start..].starts_with('-'));
+        let fields = match line[start..].starts_with('@') {
+            true => 1,
+            false => 5,
+        } + usize::from(system);
+        let mut at = start;
+        let mut schedule_end = start;
+        for n in 0..fields {
+            at += line[at..].len() - line[at..].trim_start_matches([' ', '\t']).len();
+            let len = line[at..].find([' ', '\t']).unwrap_or(line.len() - at);
+            if len == 0 {
+                return Err(anyhow!("a job line needs a schedule and a command"));
+            }
+            at += len;
+            if n + 1 == fields - usize::from(system) {
+                schedule_end = at;
+            }
+        }
+        let schedule = &line[start..schedule_end];
+        if schedule == "@reboot" {
+            return Ok(None);
+        }
+        let command_at = at + line[at..].len() - line[at..].trim_start_matches([' ', '\t']).len();
+        let command = &line[command_at..];
+        if command.trim().is_empty() {
+            return Err(anyhow!("a job line needs a command after its schedule"));
+        }
+        Ok(Some(Entry {
+            schedule,
+            command,
+            command_at,
+        }))
+    }
+}

@@ -1,0 +1,259 @@
+//! `crontap-run plan`: the heartbeat a cron schedule needs (period and grace), and a
+//! crontab with every job wrapped in crontap-run.
+//!
+//! The period is the longest real gap between two starts ([`gaps`], over a schedule
+//! [`cron`] reads); the grace the longest run recorded in the job's history plus its
+//! jitter. `--crontab` ([`crontab`]) does that for every line and wraps its command
+//! ([`shell`]). Nothing here sends, installs or writes anything, and nothing of it runs on
+//! a job's run: `app` reaches it only for the `plan` subcommand.
+
+pub mod cron;
+pub mod crontab;
+pub mod gaps;
+pub mod report;
+pub mod shell;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+use jiff::tz::TimeZone;
+
+use crate::sanitize;
+use crate::state::history::{self, RunResult};
+use cron::Schedule;
+use gaps::{Gaps, Sparse};
+
+/// `--url-dir` when not given.
+pub const DEFAULT_URL_DIR: &str = "/etc/crontap";
+
+/// What `crontap-run plan` was asked, validated by `config`.
+pub struct PlanConfig {
+    pub input: Input,
+    /// Where runs are recorded; `None` when there is no default (no HOME) and none given.
+    pub state_dir: Option<PathBuf>,
+    pub json: bool,
+}
+
+pub enum Input {
+    Schedule {
+        text: String,
+        schedule: Schedule,
+        zone: Zone,
+        job: Option<String>,
+        jitter: Duration,
+    },
+    Crontab {
+        /// `None`: standard input.
+        path: Option<PathBuf>,
+        system: bool,
+        /// `--tz`: the zone of the lines before any `CRON_TZ` (else the system's).
+        zone: Option<Zone>,
+        url_dir: PathBuf,
+    },
+}
+
+/// A time zone and the name it is shown by.
+#[derive(Debug, Clone)]
+pub struct Zone {
+    pub tz: TimeZone,
+    pub name: String,
+}
+
+/// Where the system's zone is set, as cron (through the C library) reads it.
+const LOCALTIME: &str = "/etc/localtime";
+
+impl Zone {
+    /// An IANA zone from the system's tzdata.
+    pub fn named(name: &str) -> Result<Zone> {
+        let tz = TimeZone::get(name).map_err(|_| {
+            anyhow!(
+                "no time zone {:?} in the system's time zone database (an IANA name such as \
+                 Europe/Berlin; install tzdata if it is missing)",
+                sanitize::one_line(name)
+            )
+        })?;
+        Ok(Zone {
+            tz,
+            name: name.to_owned(),
+        })
+    }
+
+    /// The zone cron runs in: /etc/localtime (cron does not see a user's `TZ`), by its IANA
+    /// name when it links into the tzdata, else read as the file it is; UTC without one, as
+    /// the C library does.
+    pub fn system() -> Zone {
+        let linked = std::fs::read_link(LOCALTIME).ok().and_then(|target| {
+            let target = target.to_str()?.to_owned();
+            let (_, name) = target.rsplit_once("zoneinfo/")?;
+            Zone::named(name).ok()
+        });
+        if let Some(zone) = linked {
+            return zone;
+        }
+        let read = std::fs::read(LOCALTIME).ok();
+        match read.and_then(|data| TimeZone::tzif(LOCALTIME, &data).ok()) {
+            Some(tz) => Zone {
+                tz,
+                name: LOCALTIME.to_owned(),
+            },
+            None => Zone {
+                tz: TimeZone::UTC,
+                name: "UTC".to_owned(),
+            },
+        }
+    }
+}
+
+/// Runs `crontap-run plan`.
+pub fn run(config: PlanConfig) -> Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    let written = match &config.input {
+        Input::Schedule {
+            text,
+            schedule,
+            zone,
+            job,
+            jitter,
+        } => {
+            let planned = plan_one(schedule, text, zone, job.as_deref(), *jitter, &config)
+                .map_err(|e| match e.is::<NoPeriod>() {
+                    true => anyhow!("--schedule {:?}: {e}", sanitize::one_line(text)),
+                    false => e,
+                })?;
+            match config.json {
+                true => report::write_json(&mut out, &planned),
+                false => report::write_human(&mut out, &planned),
+            }
+        }
+        Input::Crontab {
+            path,
+            system,
+            zone,
+            url_dir,
+        } => {
+            let text = read_crontab(path.as_deref())?;
+            let lines = crontab::Options {
+                system: *system,
+                zone: zone.clone(),
+                url_dir,
+            };
+            let rewritten = crontab::rewrite(&text, &lines, &|schedule, text, zone, job| {
+                plan_one(schedule, text, zone, Some(job), Duration::ZERO, &config)
+            })?;
+            match config.json {
+                true => report::write_json_list(&mut out, &rewritten.planned),
+                false => out.write_all(rewritten.text.as_bytes()),
+            }
+        }
+    };
+    match written.and_then(|()| out.flush()) {
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
+            Err(err).context("cannot print the plan")
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The crontab's text, from a file or standard input.
+fn read_crontab(path: Option<&Path>) -> Result<String> {
+    let (bytes, shown) = match path {
+        Some(path) => (std::fs::read(path), sanitize::path(path)),
+        None => (
+            io::read_to_string(io::stdin()).map(String::into_bytes),
+            "standard input".to_owned(),
+        ),
+    };
+    let bytes = bytes.with_context(|| format!("--crontab: cannot read {shown}"))?;
+    String::from_utf8(bytes).map_err(|_| anyhow!("--crontab: {shown} is not UTF-8 text"))
+}
+
+/// Why a schedule has no period: it fires never, or once.
+#[derive(Debug)]
+pub struct NoPeriod(Sparse);
+
+impl std::fmt::Display for NoPeriod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            Sparse::Never => "never fires: no day of any year has such a date",
+            Sparse::Once => "fires only once in 56 years: no heartbeat period fits",
+        })
+    }
+}
+
+impl std::error::Error for NoPeriod {}
+
+/// One heartbeat, planned.
+pub struct Planned {
+    pub name: String,
+    pub schedule: String,
+    pub zone: Zone,
+    pub gaps: Gaps,
+    pub grace: Grace,
+    /// With `--crontab`: the wrapped command and the URL file.
+    pub command: Option<String>,
+    pub url_file: Option<String>,
+}
+
+/// The grace and what it is based on.
+pub struct Grace {
+    pub minutes: u64,
+    /// The longest run recorded, and how many runs there are.
+    pub longest: Option<Duration>,
+    pub runs: u64,
+    pub jitter: Duration,
+    /// The job whose history was read, if any.
+    pub job: Option<String>,
+}
+
+/// Plans the heartbeat for `schedule` (written `text`) in `zone`; `job` names the history
+/// to read. An error says why the schedule has no period (the caller names where it is).
+pub fn plan_one(
+    schedule: &Schedule,
+    text: &str,
+    zone: &Zone,
+    job: Option<&str>,
+    jitter: Duration,
+    config: &PlanConfig,
+) -> Result<Planned> {
+    let now = jiff::Timestamp::now();
+    let today = zone.tz.to_offset(now).to_datetime(now).date();
+    let gaps = gaps::compute(schedule, &zone.tz, today).map_err(NoPeriod)?;
+    let grace = grace(job, jitter, config.state_dir.as_deref())?;
+    Ok(Planned {
+        name: job.unwrap_or(text).to_owned(),
+        schedule: text.to_owned(),
+        zone: zone.clone(),
+        gaps,
+        grace,
+        command: None,
+        url_file: None,
+    })
+}
+
+/// The grace: the longest recorded run of `job` (any result but skipped: a failure pings at
+/// its end too) plus the jitter, rounded up to whole minutes, at least one.
+fn grace(job: Option<&str>, jitter: Duration, state_dir: Option<&Path>) -> Result<Grace> {
+    let entries = match (job, state_dir) {
+        (Some(job), Some(dir)) => history::read(dir, Some(job), usize::MAX)
+            .with_context(|| format!("cannot read the recorded runs of {job}"))?,
+        _ => Vec::new(),
+    };
+    let ran: Vec<u64> = entries
+        .iter()
+        .filter(|e| e.result != RunResult::Skipped)
+        .map(|e| e.duration_ms)
+        .collect();
+    let longest = ran.iter().max().map(|&ms| Duration::from_millis(ms));
+    let total = longest.unwrap_or_default() + jitter;
+    let minutes = total.as_millis().div_ceil(60_000).max(1) as u64;
+    Ok(Grace {
+        minutes,
+        longest,
+        runs: ran.len() as u64,
+        jitter,
+        job: job.map(str::to_owned),
+    })
+}

@@ -1,0 +1,188 @@
+//! A crontab command as cron runs it, and the same command run by crontap-run.
+//!
+//! Cron (crontab(5)) splits the command at its first `%` not escaped by a backslash: what
+//! comes before is the command, in which `\%` stands for `%`; what comes after is its
+//! standard input, each further `%` a line feed. The command then runs as `$SHELL -c
+//! COMMAND` (`/bin/sh` unless the crontab sets `SHELL`). crontap-run runs a program with no
+//! shell in between, so only a *simple* command (words of plain characters, the first not
+//! a shell builtin or keyword) can follow `--` as it is; any other is handed to the shell
+//! as one argument, single-quoted, so that it means exactly what it meant.
+
+/// A command split by cron's `%` rule: the command as written (`\%` still escaped), and
+/// the rest of the line from the first unescaped `%` on, which cron makes its input.
+pub fn split_input(text: &str) -> (&str, &str) {
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '%' {
+            return text.split_at(i);
+        }
+    }
+    (text, "")
+}
+
+/// What cron runs for the command part `written` (before any unescaped `%`): `\%` becomes
+/// `%`; a backslash before anything else stays, with the character after it.
+pub fn unescape(written: &str) -> String {
+    let mut out = String::with_capacity(written.len());
+    let mut chars = written.chars();
+    while let Some(c) = chars.next() {
+        match (c, c == '\\') {
+            (_, true) => match chars.next() {
+                Some('%') => out.push('%'),
+                Some(next) => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                None => out.push('\\'),
+            },
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` written so that cron's `%` rule gives it back: every `%` escaped. Exact for any
+/// text in which a run of backslashes before a `%` is of even length, as in what
+/// [`unescape`] returns and in [`quote`] of it.
+pub fn escape(text: &str) -> String {
+    text.replace('%', "\\%")
+}
+
+/// Characters that mean nothing to the shell anywhere in a word.
+fn plain(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c)
+}
+
+/// Shell builtins and keywords: a command starting with one needs the shell (some exist as
+/// programs too, `echo` or `test`, but behave differently there).
+const SHELL_WORDS: &[&str] = &[
+    ".", ":", "[", "[[", "alias", "bg", "break", "builtin", "case", "cd", "command", "continue",
+    "declare", "do", "done", "echo", "elif", "else", "esac", "eval", "exec", "exit", "export",
+    "false", "fg", "fi", "for", "function", "getopts", "hash", "if", "in", "jobs", "kill", "let",
+    "local", "printf", "pwd", "read", "readonly", "return", "select", "set", "shift", "source",
+    "test", "then", "time", "times", "trap", "true", "type", "typeset", "ulimit", "umask",
+    "unalias", "unset", "until", "wait", "while",
+];
+
+/// The words of `command` if it is a simple command, which crontap-run can run without a
+/// shell and get the same arguments: words of plain characters only (no quotes, `$`,
+/// globs, redirections, operators, `~`, `#`), the first neither an assignment nor a
+/// builtin or keyword.
+pub fn simple_words(command: &str) -> Option<Vec<&str>> {
+    let words: Vec<&str> = command
+        .split([' ', '\t'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let first = words.first()?;
+    let plain_words = words.iter().all(|w| w.chars().all(plain));
+    let simple = plain_words && !first.contains('=') && !SHELL_WORDS.contains(first);
+    simple.then_some(words)
+}
+
+/// `text` as one shell word: as it is if it is plain, else single-quoted (a `'` inside
+/// written `'\''`).
+pub fn quote(text: &str) -> String {
+    match !text.is_empty() && text.chars().all(plain) {
+        true => text.to_owned(),
+        false => format!("'{}'", text.replace('\'', "'\\''")),
+    }
+}
+
+/// The first word of `command`, if it is a program called crontap-run: the line is
+/// wrapped already.
+pub fn runs_crontap_run(command: &str) -> bool {
+    let first = command.split([' ', '\t']).find(|w| !w.is_empty());
+    first.is_some_and(|w| w.rsplit('/').next() == Some("crontap-run"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_rule() {
+        assert_eq!(split_input("cmd a"), ("cmd a", ""));
+        assert_eq!(split_input("cmd %in%put"), ("cmd ", "%in%put"));
+        assert_eq!(split_input(r"date +\%F%x"), (r"date +\%F", "%x"));
+        // `\\` is a pair: the `%` after it is unescaped.
+        assert_eq!(split_input(r"a\\%b"), (r"a\\", "%b"));
+        assert_eq!(split_input(r"a\\\%b"), (r"a\\\%b", ""));
+        assert_eq!(unescape(r"date +\%F \n \\"), r"date +%F \n \\");
+        assert_eq!(unescape(r"a\\\%b"), r"a\\%b");
+        assert_eq!(unescape("end\\"), "end\\");
+    }
+
+    #[test]
+    fn escape_undoes_unescape() {
+        for written in [r"date +\%F", r"a\\\%b", r"x \%\% y", r"'\%'", r"\\\\\%"] {
+            let command = unescape(written);
+            assert_eq!(unescape(&escape(&command)), command, "{written}");
+            let quoted = quote(&command);
+            assert_eq!(unescape(&escape(&quoted)), quoted, "{written}");
+            assert_eq!(split_input(&escape(&quoted)).1, "", "{written}");
+        }
+    }
+
+    #[test]
+    fn simple_or_not() {
+        assert_eq!(
+            simple_words("/opt/import/run.sh --full  x=1"),
+            Some(vec!["/opt/import/run.sh", "--full", "x=1"])
+        );
+        assert_eq!(
+            simple_words("backup.sh 50%"),
+            Some(vec!["backup.sh", "50%"])
+        );
+        for shell in [
+            "cd /app && ./sync.sh",
+            "a | b",
+            "a > log",
+            "a 2>&1",
+            "a; b",
+            "a 'b c'",
+            "a \"b\"",
+            "a $HOME",
+            "a *.log",
+            "a file?",
+            "a [ab]",
+            "a ~/x",
+            "a # comment",
+            "a `date`",
+            "a \\n",
+            "A=1 a",
+            "cd /tmp",
+            "echo hi",
+            "exec a",
+            "if true",
+            "(a)",
+            "a &",
+            "a {b,c}",
+            "a !",
+            "",
+        ] {
+            assert_eq!(simple_words(shell), None, "{shell:?}");
+        }
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote("plain/path.sh"), "plain/path.sh");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+        assert_eq!(quote("a b"), "'a b'");
+    }
+
+    #[test]
+    fn already_wrapped() {
+        assert!(runs_crontap_run("crontap-run -- a"));
+        assert!(runs_crontap_run(
+            "  /usr/local/bin/crontap-run --job x -- a"
+        ));
+        assert!(!runs_crontap_run("crontap-runner a"));
+        assert!(!runs_crontap_run("a crontap-run"));
+    }
+}

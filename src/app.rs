@@ -1,5 +1,5 @@
 //! One invocation: parse the arguments, read the environment once, and do what was asked:
-//! a run ([`lifecycle::run`]), `history` or `check`.
+//! a run ([`lifecycle::run`]), `history`, `check` or `plan`.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use crate::cli::Command;
 use crate::config::{self, Config, Environment, HistoryConfig};
 use crate::lifecycle;
+use crate::plan;
 use crate::report::check;
 use crate::state::history;
 use crate::state::stats;
@@ -24,6 +25,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     match cli.subcommand {
         Some(Command::History(args)) => print_history(&HistoryConfig::new(args, &env)?),
         Some(Command::Check(args)) => check::run(&config::check_config(args, &env)?),
+        Some(Command::Plan(args)) => plan::run(config::plan_config(args, &env)?),
         None => Ok(ExitCode::from(lifecycle::run(Config::new(
             cli.run,
             cli.command,

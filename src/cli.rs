@@ -51,6 +51,53 @@ pub enum Command {
     /// Send one test ping from this host and say what works: proxy, DNS, connect, TLS,
     /// HTTP status and latency. Exit 0 only for a 2xx answer.
     Check(CheckArgs),
+    /// Say what a heartbeat needs for a cron schedule (period and grace), or print a
+    /// crontab again with every job wrapped in crontap-run. Sends nothing, writes nothing.
+    Plan(PlanArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("input").required(true).args(["schedule", "crontab"]))]
+pub struct PlanArgs {
+    /// A cron schedule as cron reads it: five fields (`0 9 * * 1-5`) or a macro (`@daily`).
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub schedule: Option<String>,
+
+    /// A crontab to print again with every job wrapped in crontap-run, each with a comment
+    /// giving its heartbeat's period and grace; `-` reads standard input.
+    #[arg(long, value_name = "FILE|-", conflicts_with = "schedule")]
+    pub crontab: Option<PathBuf>,
+
+    /// The crontab is in the /etc/crontab format: a user field before the command.
+    #[arg(long, conflicts_with = "schedule")]
+    pub system: bool,
+
+    /// Directory of the wrapped jobs' URL files (`DIR/<job>.url`) [default: /etc/crontap].
+    #[arg(long, value_name = "DIR", conflicts_with = "schedule")]
+    pub url_dir: Option<PathBuf>,
+
+    /// IANA time zone the schedule's times are in (system tzdata); with --crontab, that of
+    /// the lines before any CRON_TZ line (the cron host's zone) [default: the system's
+    /// zone, /etc/localtime, as cron uses it].
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+
+    /// The job whose recorded runs set the grace (as `--job` of its runs).
+    #[arg(long, value_name = "NAME", conflicts_with = "crontab")]
+    pub job: Option<String>,
+
+    /// The `--jitter` the job runs with: added to the grace.
+    #[arg(long, value_name = "DUR", value_parser = duration, conflicts_with = "crontab")]
+    pub jitter: Option<Duration>,
+
+    /// The state directory the runs were recorded in [default: as for running a job].
+    #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
+
+    /// Print JSON: the heartbeat (`name`, `periodMinutes`, `graceMinutes`, …), or with
+    /// --crontab a list of them.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -14,15 +14,18 @@ use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 
 use crate::cli::{
-    CheckArgs, Cli, HistoryArgs, OnLeaseLost, OutputMode, ProtocolArgs, RunArgs, StateUrlArgs,
+    CheckArgs, Cli, HistoryArgs, OnLeaseLost, OutputMode, PlanArgs, ProtocolArgs, RunArgs,
+    StateUrlArgs,
 };
 use crate::log;
 use crate::metrics;
+use crate::plan::{self, PlanConfig};
 use crate::report::check;
 use crate::report::headers::Headers;
 use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::ping;
 use crate::report::protocol::Kind;
+use crate::report::proxy::ProxyVars;
 use crate::run::outcome::SuccessCodes;
 use crate::run::{job_env, retry, supervise};
 use crate::sanitize;
@@ -251,6 +254,7 @@ impl Config {
                 roots_named: ["SSL_CERT_FILE", "SSL_CERT_DIR"]
                     .iter()
                     .any(|name| env.get(name).is_some()),
+                proxies: proxies(env),
             },
             retry,
             // A dry run only looks at the state (see `state::look`).
@@ -312,13 +316,8 @@ pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckCo
         env.get(n)
     })?;
     let (protocol, headers) = protocol(&args.report, &heartbeat)?;
-    // The first of the names that is set, as reqwest reads them.
-    let first = |names: [&str; 2]| {
-        names.iter().find_map(|name| {
-            let value = env.get(name)?.into_string().ok()?;
-            Some(((*name).to_owned(), value))
-        })
-    };
+    let proxy = ProxyVars::read(|name| env.get(name));
+    proxy.warn_unusable();
     let text = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
     Ok(check::CheckConfig {
         heartbeat,
@@ -326,14 +325,75 @@ pub fn check_config(args: CheckArgs, env: &Environment) -> Result<check::CheckCo
         headers,
         fail: args.fail,
         timeout: args.ping_timeout,
-        proxy: check::ProxyVars {
-            all: first(["ALL_PROXY", "all_proxy"]),
-            http: first(["HTTP_PROXY", "http_proxy"]),
-            https: first(["HTTPS_PROXY", "https_proxy"]),
-            no: first(["NO_PROXY", "no_proxy"]),
-        },
+        proxy,
         ssl_cert_file: text("SSL_CERT_FILE"),
         ssl_cert_dir: text("SSL_CERT_DIR"),
+    })
+}
+
+/// The proxy variables of a run, read once and kept for the rest of the process (every
+/// ping's client is made with them); a variable that cannot be parsed is one warning.
+fn proxies(env: &Environment) -> &'static ProxyVars {
+    let vars = ProxyVars::read(|name| env.get(name));
+    vars.warn_unusable();
+    Box::leak(Box::new(vars))
+}
+
+/// `crontap-run plan`: the schedule or crontab, the zone, and where the job's runs were
+/// recorded. A schedule that cannot be read is refused here, naming `--schedule`.
+pub fn plan_config(args: PlanArgs, env: &Environment) -> Result<PlanConfig> {
+    if let Some(name) = &args.job {
+        job::validate_name(name, "--job")?;
+    }
+    if args.jitter.is_some_and(|j| j > MAX_JITTER) {
+        bail!("--jitter must be at most 1h");
+    }
+    let state_dir = match args.state_dir {
+        Some(dir) => Some(non_empty_dir(dir)?),
+        None => disk::default_dir(|n| env.get(n)),
+    };
+    let zone = match &args.tz {
+        Some(name) => Some(plan::Zone::named(name).map_err(|e| anyhow::anyhow!("--tz: {e}"))?),
+        None => None,
+    };
+    let input = match (args.schedule, args.crontab) {
+        (Some(text), _) => {
+            let schedule = plan::cron::Schedule::parse(&text)
+                .map_err(|e| anyhow::anyhow!("--schedule {:?}: {e}", sanitize::one_line(&text)))?;
+            let zone = zone.unwrap_or_else(plan::Zone::system);
+            plan::Input::Schedule {
+                text,
+                schedule,
+                zone,
+                job: args.job,
+                jitter: args.jitter.unwrap_or_default(),
+            }
+        }
+        (None, Some(path)) if path.as_os_str().is_empty() => {
+            bail!("--crontab must name a file, or - for standard input")
+        }
+        (None, Some(_))
+            if args
+                .url_dir
+                .as_ref()
+                .is_some_and(|d| d.as_os_str().is_empty()) =>
+        {
+            bail!("--url-dir must not be empty")
+        }
+        (None, Some(path)) => plan::Input::Crontab {
+            path: (path.as_os_str() != "-").then_some(path),
+            system: args.system,
+            zone,
+            url_dir: args
+                .url_dir
+                .unwrap_or_else(|| PathBuf::from(plan::DEFAULT_URL_DIR)),
+        },
+        (None, None) => bail!("plan needs --schedule or --crontab"),
+    };
+    Ok(PlanConfig {
+        input,
+        state_dir,
+        json: args.json,
     })
 }
 

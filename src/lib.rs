@@ -22,6 +22,7 @@ pub mod files;
 pub(crate) mod lifecycle;
 pub mod log;
 pub(crate) mod metrics;
+pub(crate) mod plan;
 pub mod report;
 pub mod run;
 pub(crate) mod sanitize;

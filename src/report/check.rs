@@ -10,6 +10,7 @@
 //! that comes from a library is scrubbed of the URL's parts before it is printed. A proxy is
 //! named by its scheme, host and port, never its user or password.
 
+use crate::report::proxy::ProxyVars;
 use std::io::{self, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
 use std::process::ExitCode;
@@ -39,21 +40,11 @@ pub struct CheckConfig {
     pub fail: bool,
     /// `--ping-timeout`: the deadline of each step.
     pub timeout: Duration,
-    /// The proxy variables, as reqwest reads them.
+    /// The proxy variables, as every ping reads them.
     pub proxy: ProxyVars,
     /// `SSL_CERT_FILE` and `SSL_CERT_DIR`, to say which roots verified the server.
     pub ssl_cert_file: Option<String>,
     pub ssl_cert_dir: Option<String>,
-}
-
-/// `ALL_PROXY`, `HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY` (or their lower-case forms): the name
-/// of the variable each value came from, and the value.
-#[derive(Default)]
-pub struct ProxyVars {
-    pub all: Option<(String, String)>,
-    pub http: Option<(String, String)>,
-    pub https: Option<(String, String)>,
-    pub no: Option<(String, String)>,
 }
 
 /// The proxy a request to the URL goes through, as reqwest decides it.
@@ -329,7 +320,13 @@ impl<W: Write> Check<'_, W> {
         self.say_plain("sending", &shown);
         let started = Instant::now();
         let headers = &self.config.headers.map;
-        let result = ping::probe(&request, headers, self.config.timeout, self.roots_named());
+        let result = ping::probe(
+            &request,
+            headers,
+            self.config.timeout,
+            self.roots_named(),
+            &self.config.proxy,
+        );
         let took = Took(started.elapsed());
         match result {
             Ok(status) if status.is_success() => {
@@ -382,29 +379,15 @@ fn host_and_port(url: &HeartbeatUrl) -> (String, u16) {
     (host, target.port_or_known_default().unwrap_or(443))
 }
 
-impl ProxyVars {
-    fn any(&self) -> bool {
-        self.all.is_some() || self.http.is_some() || self.https.is_some()
-    }
-}
-
 /// The proxy for a request to `host`, by hyper-util's matcher: the one reqwest uses.
 fn find_proxy(vars: &ProxyVars, host: &str, https: bool) -> Option<Proxy> {
     use hyper_util::client::proxy::matcher::Matcher;
-    let value = |v: &Option<(String, String)>| v.as_ref().map(|(_, v)| v.clone());
-    let mut builder = Matcher::builder();
-    if let Some(v) = value(&vars.all) {
-        builder = builder.all(v);
-    }
-    if let Some(v) = value(&vars.http) {
-        builder = builder.http(v);
-    }
-    if let Some(v) = value(&vars.https) {
-        builder = builder.https(v);
-    }
-    if let Some(v) = value(&vars.no) {
-        builder = builder.no(v);
-    }
+    let (var, value) = vars.for_scheme(https)?;
+    let builder = match https {
+        true => Matcher::builder().https(value.to_owned()),
+        false => Matcher::builder().http(value.to_owned()),
+    };
+    let builder = builder.no(vars.no().unwrap_or_default().to_owned());
     let scheme = if https { "https" } else { "http" };
     // Only the host goes in: never the path with the token.
     let dst: http::Uri = format!("{scheme}://{host}/").parse().ok()?;
@@ -415,12 +398,7 @@ fn find_proxy(vars: &ProxyVars, host: &str, https: bool) -> Option<Proxy> {
     let port = uri
         .port_u16()
         .unwrap_or(if proxy_scheme == "https" { 443 } else { 80 });
-    let specific = if https { &vars.https } else { &vars.http };
-    let var = specific
-        .as_ref()
-        .or(vars.all.as_ref())
-        .map(|(name, _)| name.clone())
-        .unwrap_or_default();
+    let var = var.to_owned();
     Some(Proxy {
         shown: format!("{proxy_scheme}://{proxy_host}:{port}"),
         host: proxy_host,

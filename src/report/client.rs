@@ -5,11 +5,14 @@
 //! from http to https, never to another origin while the request carries `--header`
 //! values, and never by a 301, 302 or 303 for a POST, which would drop its body.
 
+use std::time::Duration;
+
 use anyhow::{Context, Result};
 use reqwest::header::{self, HeaderMap};
 use reqwest::{Client, StatusCode, redirect};
 
 use crate::report::protocol::{Method, Request};
+use crate::report::proxy::ProxyVars;
 use crate::report::tls;
 
 const MAX_REDIRECTS: usize = 5;
@@ -23,8 +26,15 @@ const CHANGES_METHOD: [StatusCode; 3] = [
 
 /// A client for `request`. `credentials`: it carries `--header` values, so a redirect may
 /// not take them to another origin (reqwest drops only the headers it knows to be
-/// credentials, such as `Authorization`).
-pub fn for_request(request: &Request, roots_named: bool, credentials: bool) -> Result<Client> {
+/// credentials, such as `Authorization`). `connect_timeout`: the most time for everything
+/// before the request is written.
+pub fn for_request(
+    request: &Request,
+    roots_named: bool,
+    proxies: &ProxyVars,
+    credentials: bool,
+    connect_timeout: Duration,
+) -> Result<Client> {
     let url = &request.url;
     let post = request.method == Method::Post;
     let https = url.scheme() == "https";
@@ -55,10 +65,14 @@ pub fn for_request(request: &Request, roots_named: bool, credentials: bool) -> R
             attempt.follow()
         }
     });
-    Client::builder()
+    proxies
+        .apply(Client::builder())
         .user_agent(concat!("crontap-run/", env!("CARGO_PKG_VERSION")))
         .tls_backend_preconfigured(tls)
         .redirect(policy)
+        // Bounds what comes before the request is written (DNS, connect, TLS, a proxy's
+        // tunnel), so that an attempt that ran out of it is known never to have been sent.
+        .connect_timeout(connect_timeout)
         // The Referer of a redirected request would carry the URL, token and all.
         .referer(false)
         .build()

@@ -3,7 +3,9 @@
 //!
 //! A value is a secret like the heartbeat URL: it is marked sensitive for the HTTP client
 //! (so no debug output shows it), scrubbed from every summary and body, and never quoted in
-//! an error, which names the option, the header's name and, for a file, the line. A value
+//! an error. Nor is a name: `--header 'ghp_…:'` puts the token where the name goes. An
+//! error names the option, which one (`--header #2`) or, for a file, the line, and only
+//! words of crontap-run's own (a refused header's name, a scheme) from its lists. A value
 //! on the command line can be read by every user of the host in `ps`, so `--header @PATH`
 //! reads headers from a file instead, one per line: a file owned by root or this user and
 //! writable by no one else, reached only through directories no other account can change
@@ -68,10 +70,11 @@ impl Headers {
     /// Parses every `--header` given: `Name: value`, or `@PATH` for a file of them.
     pub fn parse(given: &[String]) -> Result<Headers> {
         let mut headers = Headers::default();
-        for arg in given {
+        for (number, arg) in given.iter().enumerate() {
             match arg.strip_prefix('@') {
                 Some(path) => headers.read_file(Path::new(path))?,
-                None => headers.add(arg, "--header")?,
+                None if given.len() == 1 => headers.add(arg, "--header")?,
+                None => headers.add(arg, &format!("--header #{}", number + 1))?,
             }
         }
         Ok(headers)
@@ -108,7 +111,7 @@ impl Headers {
         Ok(())
     }
 
-    /// Adds one `Name: value`; errors name `source` and the header's name, never the value.
+    /// Adds one `Name: value`; errors name `source`, never the name or the value.
     fn add(&mut self, text: &str, source: &str) -> Result<()> {
         let Some((name, value)) = text.split_once(':') else {
             bail!("{source} must be `Name: value` (no `:` found)");
@@ -122,18 +125,23 @@ impl Headers {
                  digits and !#$%&'*+-.^_`|~, no spaces)"
             );
         };
-        if REFUSED.contains(&header.as_str()) {
-            bail!("{source}: {name} is set by crontap-run itself and cannot be given");
+        // Named from the list, not as given.
+        if let Some(refused) = REFUSED.iter().find(|r| **r == header.as_str()) {
+            bail!("{source}: {refused} is set by crontap-run itself and cannot be given");
         }
         let value = value.trim_matches([' ', '\t']);
         if value.is_empty() {
-            bail!("{source}: {name} has an empty value");
+            bail!("{source}: the header has an empty value (or is a value with a `:` at its end)");
         }
         // `Authorization: Bearer $TOKEN` with the variable empty: the scheme alone.
-        let credentials = ["authorization", "proxy-authorization"].contains(&header.as_str());
-        if credentials && SCHEMES.iter().any(|s| s.eq_ignore_ascii_case(value)) {
+        let credentials = ["authorization", "proxy-authorization"]
+            .into_iter()
+            .find(|c| *c == header.as_str());
+        let scheme = SCHEMES.iter().find(|s| s.eq_ignore_ascii_case(value));
+        if let (Some(credentials), Some(scheme)) = (credentials, scheme) {
             bail!(
-                "{source}: {name} names the scheme {value} but no credentials (an empty variable?)"
+                "{source}: {credentials} names the scheme {scheme} but no credentials (an empty \
+                 variable?)"
             );
         }
         // Visible ASCII, spaces and tabs only: a line break would start a header of its own.
@@ -142,8 +150,8 @@ impl Headers {
             .filter(|_| value.is_ascii());
         let Some(mut parsed) = parsed else {
             bail!(
-                "{source}: the value of {name} holds a character a header cannot carry \
-                 (control characters and non-ASCII are refused)"
+                "{source}: the value holds a character a header cannot carry (control \
+                 characters and non-ASCII are refused)"
             );
         };
         parsed.set_sensitive(true);
@@ -210,6 +218,42 @@ mod tests {
             assert!(!err.contains("s3cret"), "{bad:?}: {err}");
             assert!(!err.contains('\n'), "{bad:?}: {err}");
         }
+    }
+
+    /// What stands where the name goes may be a token (`--header "$TOKEN:"`): no error
+    /// quotes it, whatever is wrong with the header.
+    #[test]
+    fn errors_quote_no_name() {
+        let name = "ghpSECRETVALUE123";
+        for bad in [
+            format!("{name}:"),
+            format!("{name}:   "),
+            format!("{name}: x\u{7f}y"),
+            format!("{name}: valué"),
+        ] {
+            for given in [
+                vec![bad.clone()],
+                vec!["X-Ok: fine-1".to_owned(), bad.clone()],
+            ] {
+                let given: Vec<&str> = given.iter().map(String::as_str).collect();
+                let err = parse(&given).unwrap_err();
+                assert!(!err.contains("SECRET"), "{bad:?}: {err}");
+                assert!(err.starts_with("--header"), "{bad:?}: {err}");
+            }
+        }
+        let err = parse(&["X-Ok: fine-1", &format!("{name}:")]).unwrap_err();
+        assert!(err.starts_with("--header #2: "), "{err}");
+        let err = parse(&["AUTHORIZATION: bearer"]).unwrap_err();
+        assert_eq!(
+            err,
+            "--header: authorization names the scheme Bearer but no credentials (an empty \
+             variable?)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("headers");
+        std::fs::write(&path, format!("A-Id: one\n{name}:\n")).unwrap();
+        let err = parse(&[&format!("@{}", path.display())]).unwrap_err();
+        assert!(err.contains("line 2") && !err.contains("SECRET"), "{err}");
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod healthchecks;
 pub mod heartbeat;
 pub(crate) mod ping;
 pub mod protocol;
+pub mod proxy;
 pub(crate) mod start;
 pub mod summary;
 pub(crate) mod tls;
@@ -33,6 +34,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::run::descriptors;
 use crate::run::signals::{self, SignalLog};
 use crate::sanitize;
 use body::OutputTail;
@@ -219,8 +221,9 @@ impl Reporter {
         let policy = self.policy_now();
         let deadline = Instant::now() + policy.budget;
         let host = url.host();
-        // The start gets at most one ping timeout, and half the budget, of the end's.
-        let patience = Instant::now() + policy.timeout.min(policy.budget / 2);
+        // A start under way may have been written: it is waited for, for half the budget at
+        // most, so that the end keeps the other half.
+        let patience = Instant::now() + policy.budget / 2;
         if !self.start.finish_before(patience, deadline) {
             tracing::error!(
                 "ping to {host} not sent: the start ping was still under way when the ping \
@@ -230,6 +233,12 @@ impl Reporter {
         }
         if !handing_over() {
             return PingResult::NotSent;
+        }
+        // Only a run that could not start for want of descriptors gets here without room,
+        // and its one line already names the open-files limit.
+        if !descriptors::have_room(descriptors::PING) {
+            tracing::debug!("ping to {host} not sent: too few file descriptors left");
+            return PingResult::Failed;
         }
         let left = deadline.saturating_duration_since(Instant::now());
         match ping::send(

@@ -7,6 +7,8 @@
 //! is success. Errors here never carry the URL: reqwest's are stripped of it and the rest
 //! only name the host. The client itself, with its redirect rules, is in [`client`].
 
+use crate::report::proxy::ProxyVars;
+use crate::run::descriptors;
 use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::HeaderMap;
@@ -35,6 +37,8 @@ pub struct Policy {
     pub budget: Duration,
     /// `SSL_CERT_FILE` or `SSL_CERT_DIR` names the roots (see [`tls::with_roots`]).
     pub roots_named: bool,
+    /// The proxies, as `config` read them (one set of them per process).
+    pub proxies: &'static ProxyVars,
 }
 
 impl Policy {
@@ -45,6 +49,7 @@ impl Policy {
             retries: self.retries,
             budget: self.budget.min(budget),
             roots_named: self.roots_named,
+            proxies: self.proxies,
         }
     }
 }
@@ -99,6 +104,15 @@ pub fn send(
     stop: &SignalLog,
     wanted: Option<watch::Receiver<Wanted>>,
 ) -> Result<u32, PingError> {
+    // tokio panics where it cannot make its signal pipe: no room, no ping.
+    if !descriptors::have_room(descriptors::PING) {
+        return Err(PingError {
+            reason: "too few file descriptors left to send it (the open-files limit, ulimit -n)"
+                .to_owned(),
+            attempts: 0,
+            status: None,
+        });
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -159,19 +173,31 @@ async fn deliver(
     wanted: Option<watch::Receiver<Wanted>>,
 ) -> Result<u32, PingError> {
     let deadline = Instant::now() + policy.budget;
-    let client =
-        client::for_request(request, policy.roots_named, !headers.is_empty()).map_err(|e| {
-            PingError {
-                reason: format!("{e:#}"),
-                attempts: 0,
-                status: None,
-            }
-        })?;
+    let client = client::for_request(
+        request,
+        policy.roots_named,
+        policy.proxies,
+        !headers.is_empty(),
+        policy.timeout,
+    )
+    .map_err(|e| PingError {
+        reason: format!("{e:#}"),
+        attempts: 0,
+        status: None,
+    })?;
     let mut attempt = 0;
     loop {
         attempt += 1;
         let remaining = deadline.saturating_duration_since(Instant::now());
-        let limit = policy.timeout.min(remaining);
+        // A start (the request `wanted` watches) that has been written, even in part,
+        // may reach the server at any moment: given up, or sent again, it could arrive
+        // after the end. So only its connection is bounded by the ping timeout (the
+        // client's connect timeout); once connected, it has the rest of its budget, and
+        // the end waits for it (see `Start::finish_before`).
+        let limit = match wanted {
+            Some(_) => remaining,
+            None => policy.timeout.min(remaining),
+        };
         let started = Instant::now();
         let result = try_once(&client, request, headers, limit).await;
         let took = HumanDuration(started.elapsed());
@@ -271,14 +297,16 @@ pub fn probe(
     headers: &HeaderMap,
     timeout: Duration,
     roots_named: bool,
+    proxies: &ProxyVars,
 ) -> Result<StatusCode, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the network runtime: {e}"))?;
     let result = runtime.block_on(async {
-        let client = client::for_request(request, roots_named, !headers.is_empty())
-            .map_err(|e| format!("{e:#}"))?;
+        let client =
+            client::for_request(request, roots_named, proxies, !headers.is_empty(), timeout)
+                .map_err(|e| format!("{e:#}"))?;
         let sent = client::build(&client, request, headers).send();
         match tokio::time::timeout(timeout, sent).await {
             Err(_) => Err(format!("no response within {}", HumanDuration(timeout))),

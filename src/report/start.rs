@@ -3,10 +3,13 @@
 //! It goes out on a thread of its own once the command has been spawned, never before: the
 //! command never waits for the network. The end report waits for it, so that the service
 //! never sees a run's end before its start, but only within the end's own ping budget: once
-//! the end is due the start makes no new attempt, and one still under way after a ping
-//! timeout (half the budget at most) is dropped, so that a start endpoint that hangs costs
-//! the end some of its budget, never the end itself. A start that failed (no answer, 404)
-//! does not keep the end from being sent.
+//! the end is due the start makes no new attempt (one waiting to retry, or still
+//! connecting, was never written and is dropped), and one under way, which may have been
+//! written, is waited for up to half the budget: only then is it dropped, with one log
+//! line, so that a start endpoint that hangs costs the end half its budget, never the end
+//! itself. A start attempt, once connected, is never cut short by the ping timeout (it could
+//! still arrive after the end); only its connection is. A start that failed (no answer,
+//! 404) does not keep the end from being sent.
 //!
 //! A bug (panic) on the start's thread abandons the start only: the panic guard is told
 //! that this thread's work can be done without ([`guard::side_task`]), so it marks the start
@@ -77,7 +80,10 @@ impl Start {
         if self.wait_until(patience.min(deadline)) {
             return true;
         }
-        tracing::debug!("the start ping is still under way as the end is due; dropping it");
+        tracing::warn!(
+            "the start ping is still under way after half the ping budget; sending the end \
+             without waiting longer (the service may see the start after it)"
+        );
         self.wanted.send_replace(Wanted::No);
         self.wait_until(deadline)
     }

@@ -282,7 +282,7 @@ impl Sinks {
         let (Some(fd), false) = (&self.fds[n], self.gone[n].load(Ordering::SeqCst)) else {
             return Err(io::ErrorKind::BrokenPipe.into());
         };
-        match tee::write_all(fd, bytes) {
+        match tee::write_all(fd.as_fd(), bytes) {
             Ok(()) => {
                 self.written.fetch_add(bytes.len() as u64, Ordering::SeqCst);
                 Ok(())

@@ -68,6 +68,21 @@ impl Outcome {
         }
     }
 
+    /// For a command that could not be started, the one line crontap-run prints about it
+    /// on stderr (cron mails it, with no URL or a ping that failed too), as coreutils
+    /// `timeout` words it: `failed to run command './import.sh': No such file or
+    /// directory`. The name is put on one line, stripped of escapes and control characters.
+    pub fn not_started_line(&self) -> Option<String> {
+        let Outcome::NotStarted { program, errno, .. } = self else {
+            return None;
+        };
+        Some(format!(
+            "failed to run command '{}': {}",
+            crate::sanitize::one_line(program),
+            Errno::from_raw(*errno).desc()
+        ))
+    }
+
     /// Whether the command exited with 0 or a status `--success-exit` lists. Signals,
     /// timeouts and failures to start never count, whatever their number.
     pub fn is_success_with(&self, success: &SuccessCodes) -> bool {
@@ -202,7 +217,10 @@ impl fmt::Display for HumanDuration {
         let rounded = if d < Duration::from_secs(1) {
             Duration::from_millis(d.as_millis() as u64)
         } else {
-            Duration::from_secs(d.as_secs() + u64::from(d.subsec_millis() >= 500))
+            Duration::from_secs(
+                d.as_secs()
+                    .saturating_add(u64::from(d.subsec_millis() >= 500)),
+            )
         };
         let text = humantime::format_duration(rounded)
             .to_string()

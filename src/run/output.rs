@@ -3,7 +3,7 @@
 //! what an attempt has left once they are drained.
 
 use std::io::{self, PipeWriter};
-use std::os::fd::AsFd;
+use std::os::fd::BorrowedFd;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -45,9 +45,13 @@ impl Output {
             if let Some(hold) = hold {
                 return Ok(Sink::Hold(hold.writer(which)));
             }
-            let own = match which {
-                Which::Stdout => io::stdout().as_fd().try_clone_to_owned()?,
-                Which::Stderr => io::stderr().as_fd().try_clone_to_owned()?,
+            // SAFETY: the Rust runtime opens descriptors 0 to 2 before `main` if they were
+            // closed, and crontap-run never closes them: they stay open for 'static.
+            let own = unsafe {
+                BorrowedFd::borrow_raw(match which {
+                    Which::Stdout => libc::STDOUT_FILENO,
+                    Which::Stderr => libc::STDERR_FILENO,
+                })
             };
             Ok(Sink::Pass(own))
         };

@@ -100,8 +100,9 @@ impl Mark {
 
 impl SignalLog {
     /// Starts recording. Signals that crontap-run was started with ignored stay ignored:
-    /// whoever started it chose that nothing should react to them. Forwarded signals the
-    /// caller had blocked are unblocked for crontap-run (the job gets the caller's mask).
+    /// whoever started it chose that nothing should react to them. Forwarded signals and
+    /// SIGCHLD the caller had blocked are unblocked for crontap-run (the job gets the
+    /// caller's mask).
     pub fn install() -> SignalLog {
         let counts = Arc::new(Counts {
             arrivals: std::array::from_fn(|_| AtomicU32::new(0)),
@@ -129,6 +130,9 @@ impl SignalLog {
                 Err(err) => tracing::debug!(%err, signal = sig.as_str(), "cannot watch signal"),
             }
         }
+        // crontap-run learns that its command ended from SIGCHLD: a caller that blocked it
+        // would leave crontap-run waiting for ever (the job still gets the caller's mask).
+        unblock.add(Signal::SIGCHLD);
         let _ = pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&unblock), None);
         SignalLog(counts)
     }
@@ -248,45 +252,141 @@ pub fn forwarded() -> Vec<Signal> {
     FORWARDED.iter().map(|(sig, _)| *sig).collect()
 }
 
-/// Signals ignored when crontap-run started (bit n for signal n).
+/// Signals ignored when crontap-run started (bit n-1 for signal n, as the kernel's sets).
 static INHERITED_IGNORED: AtomicU64 = AtomicU64::new(0);
-/// Signals blocked when crontap-run started (bit n for signal n).
+/// Signals blocked when crontap-run started (bit n-1 for signal n, as the kernel's sets).
 static INHERITED_BLOCKED: AtomicU64 = AtomicU64::new(0);
 static RECORDED: AtomicBool = AtomicBool::new(false);
 
-/// Records the signal dispositions and mask crontap-run inherited. The binary runs this from
-/// `.init_array`, before the Rust runtime sets SIGPIPE to ignored; it is also safe to call
-/// later (it then records only the first call's view).
+/// The bit of signal `sig` in a kernel signal set (signal 1 is bit 0); `None` past the
+/// set's 64 bits (Linux has 64 signals on every architecture crontap-run is built for).
+fn bit(sig: i32) -> Option<u64> {
+    1u64.checked_shl(u32::try_from(sig).ok()?.checked_sub(1)?)
+}
+
+/// Every signal number, 1 to the system's SIGRTMAX.
+fn every_signal() -> std::ops::RangeInclusive<i32> {
+    1..=libc::SIGRTMAX()
+}
+
+/// The kernel's view of signal dispositions and the mask, through the system calls rather
+/// than the C library: glibc and musl refuse to read or set the signals they reserve for
+/// themselves (32 and 33, or 32 to 34), and hide them from masks, but the job must get
+/// those as they were too. Only async-signal-safe calls: [`Inherited::restore_in_child`]
+/// runs between fork and exec.
+mod kernel {
+    /// `struct sigaction` as the kernel's `rt_sigaction` reads it on x86_64 and arm64:
+    /// handler, flags, restorer, mask.
+    #[repr(C)]
+    pub struct Action {
+        pub handler: libc::sighandler_t,
+        pub flags: libc::c_ulong,
+        pub restorer: usize,
+        pub mask: u64,
+    }
+
+    /// Size of the kernel's signal set.
+    const SET: usize = std::mem::size_of::<u64>();
+
+    /// Whether `sig` is ignored.
+    pub fn ignored(sig: i32) -> bool {
+        let mut old = Action {
+            handler: 0,
+            flags: 0,
+            restorer: 0,
+            mask: 0,
+        };
+        // SAFETY: a null new action only reads the disposition into `old`.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigaction,
+                sig,
+                std::ptr::null::<Action>(),
+                &mut old,
+                SET,
+            )
+        };
+        rc == 0 && old.handler == libc::SIG_IGN
+    }
+
+    /// Sets `sig`'s disposition to `handler` (`SIG_IGN` or `SIG_DFL`, no code).
+    pub fn set(sig: i32, handler: libc::sighandler_t) {
+        let new = Action {
+            handler,
+            flags: 0,
+            restorer: 0,
+            mask: 0,
+        };
+        // SAFETY: SIG_IGN and SIG_DFL run no code, so no restorer is needed.
+        unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigaction,
+                sig,
+                &new,
+                std::ptr::null_mut::<Action>(),
+                SET,
+            );
+        }
+    }
+
+    /// The calling thread's mask.
+    pub fn mask() -> Option<u64> {
+        let mut old = 0u64;
+        // SAFETY: a null new set only reads the mask into `old`.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigprocmask,
+                libc::SIG_BLOCK,
+                std::ptr::null::<u64>(),
+                &mut old,
+                SET,
+            )
+        };
+        (rc == 0).then_some(old)
+    }
+
+    /// Sets the calling thread's mask.
+    pub fn set_mask(mask: u64) -> std::io::Result<()> {
+        // SAFETY: the kernel copies the set; nothing is kept.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigprocmask,
+                libc::SIG_SETMASK,
+                &mask,
+                std::ptr::null_mut::<u64>(),
+                SET,
+            )
+        };
+        match rc {
+            0 => Ok(()),
+            _ => Err(std::io::Error::last_os_error()),
+        }
+    }
+}
+
+/// Records the signal dispositions and mask crontap-run inherited, for every signal 1 to
+/// SIGRTMAX. The binary runs this from `.init_array`, before the Rust runtime sets SIGPIPE
+/// to ignored; it is also safe to call later (it then records only the first call's view).
 pub extern "C" fn record_inherited() {
     if RECORDED.swap(true, Ordering::SeqCst) {
         return;
     }
     let mut ignored = 0u64;
-    let mut blocked = 0u64;
-    // SAFETY: querying dispositions and the mask with null "new" arguments changes nothing.
-    unsafe {
-        let mut mask: libc::sigset_t = std::mem::zeroed();
-        let have_mask = libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) == 0;
-        for sig in 1..=libc::SIGRTMAX().min(63) {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut action) == 0
-                && action.sa_sigaction == libc::SIG_IGN
-            {
-                ignored |= 1 << sig;
-            }
-            if have_mask && libc::sigismember(&mask, sig) == 1 {
-                blocked |= 1 << sig;
-            }
+    for sig in every_signal() {
+        if let Some(bit) = bit(sig)
+            && kernel::ignored(sig)
+        {
+            ignored |= bit;
         }
     }
     INHERITED_IGNORED.store(ignored, Ordering::SeqCst);
-    INHERITED_BLOCKED.store(blocked, Ordering::SeqCst);
+    INHERITED_BLOCKED.store(kernel::mask().unwrap_or(0), Ordering::SeqCst);
 }
 
 /// Whether `signal` was ignored when crontap-run started; such signals are not forwarded
 /// (whoever started crontap-run chose that nothing should react to them).
 pub fn inherited_ignored(signal: Signal) -> bool {
-    INHERITED_IGNORED.load(Ordering::SeqCst) & (1 << signal as i32) != 0
+    bit(signal as i32).is_some_and(|bit| INHERITED_IGNORED.load(Ordering::SeqCst) & bit != 0)
 }
 
 /// The inherited state, copied out so that the child can restore it between fork and exec.
@@ -310,26 +410,14 @@ impl Inherited {
     /// reset by exec itself; what is left is to ignore again what was ignored, to give
     /// SIGPIPE back its default unless it was ignored, and to set the mask.
     pub fn restore_in_child(&self) -> std::io::Result<()> {
-        // SAFETY: signal, sigemptyset, sigaddset and sigprocmask are async-signal-safe.
-        unsafe {
-            for sig in 1..=libc::SIGRTMAX().min(63) {
-                if self.ignored & (1 << sig) != 0 {
-                    libc::signal(sig, libc::SIG_IGN);
-                } else if sig == libc::SIGPIPE {
-                    libc::signal(sig, libc::SIG_DFL);
-                }
-            }
-            let mut mask: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut mask);
-            for sig in 1..=libc::SIGRTMAX().min(63) {
-                if self.blocked & (1 << sig) != 0 {
-                    libc::sigaddset(&mut mask, sig);
-                }
-            }
-            if libc::sigprocmask(libc::SIG_SETMASK, &mask, std::ptr::null_mut()) != 0 {
-                return Err(std::io::Error::last_os_error());
+        for sig in every_signal() {
+            let Some(bit) = bit(sig) else { break };
+            if self.ignored & bit != 0 {
+                kernel::set(sig, libc::SIG_IGN);
+            } else if sig == libc::SIGPIPE {
+                kernel::set(sig, libc::SIG_DFL);
             }
         }
-        Ok(())
+        kernel::set_mask(self.blocked)
     }
 }

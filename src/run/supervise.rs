@@ -30,6 +30,7 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 
+use crate::run::descriptors;
 use crate::run::exec;
 use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
@@ -168,6 +169,8 @@ impl Supervisor {
     /// command.
     pub fn new(signals: SignalLog, seen: Mark) -> Result<Supervisor> {
         let inherited = Inherited::get();
+        // Before tokio makes its signal pipe, which it cannot fail to make without panicking.
+        descriptors::ensure_room(descriptors::BEFORE_SPAWN, "run the command")?;
         // Before any thread starts, so that the output threads inherit it too.
         terminal::block_ttou();
         become_subreaper();
@@ -274,7 +277,13 @@ async fn supervise(
     let started = Instant::now();
     let child = match spawn(command, attempt, started, hooks) {
         Ok(child) => child,
-        Err(outcome) => {
+        Err(Unstarted::Short(err)) => {
+            if let Some(lifeline) = lifeline {
+                lifeline.release();
+            }
+            return Err(err);
+        }
+        Err(Unstarted::Outcome(outcome)) => {
             if let Some(lifeline) = lifeline {
                 lifeline.release();
             }
@@ -312,19 +321,27 @@ async fn supervise(
     Ok(finished)
 }
 
-/// Spawns the attempt's command; the outcome of an attempt that could not start.
+/// Why an attempt's command was not started.
+enum Unstarted {
+    /// The command's own failure (not found, not executable), or a lease that ran short.
+    Outcome(Outcome),
+    /// crontap-run's: no descriptor left for the spawn (the open-files limit).
+    Short(anyhow::Error),
+}
+
+/// Spawns the attempt's command; why an attempt could not start.
 fn spawn(
     mut command: Command,
     attempt: Attempt<'_>,
     started: Instant,
     hooks: &Hooks<'_>,
-) -> std::result::Result<Pid, Outcome> {
+) -> std::result::Result<Pid, Unstarted> {
     let Attempt { spec, limits, .. } = attempt;
     // The lease ran short before this attempt could start (a retry after a failed renewal).
     if let Some(lease) = &spec.lease
         && started >= lease.borrow().stop_at(limits.kill_after)
     {
-        return Err(Outcome::LeaseLost { killed: false });
+        return Err(Unstarted::Outcome(Outcome::LeaseLost { killed: false }));
     }
     let env = spec.per_run.environment(spec.inherited_env, attempt.number);
     (hooks.starting)();
@@ -334,9 +351,16 @@ fn spawn(
     drop(command);
     match spawned {
         Ok(child) => Ok(Pid::from_raw(child.id() as i32)),
+        // Too few descriptors is crontap-run's shortage, not the command's fault.
+        Err(err) if descriptors::exhausted(&err) => {
+            Err(Unstarted::Short(descriptors::spawn_error(&err)))
+        }
         Err(err) => {
-            tracing::debug!(error = %err, "command could not be started");
-            Err(Outcome::from_spawn_error(spec.program, &err))
+            let outcome = Outcome::from_spawn_error(spec.program, &err);
+            if let Some(line) = outcome.not_started_line() {
+                tracing::error!("{line}");
+            }
+            Err(Unstarted::Outcome(outcome))
         }
     }
 }

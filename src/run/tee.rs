@@ -21,7 +21,7 @@
 //! crontap-run is told to stop, and when the reader has been stuck for a minute.
 
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
@@ -61,8 +61,10 @@ pub struct Stream {
 
 /// Where a copy writes what it reads.
 pub enum Sink {
-    /// crontap-run's own stream, as the command writes (`--output pass`).
-    Pass(OwnedFd),
+    /// crontap-run's own stream, as the command writes (`--output pass`): written through
+    /// its own descriptor (1 or 2, always open), not a duplicate, so that a run holds no
+    /// more descriptors than it must (see `descriptors`).
+    Pass(BorrowedFd<'static>),
     /// The run's hold, for its end to print or drop (`--output on-failure`).
     Hold(Writer),
 }
@@ -71,7 +73,7 @@ impl Sink {
     /// Writes all of `data`; an error means the destination is gone.
     fn write(&self, data: &[u8]) -> io::Result<()> {
         match self {
-            Sink::Pass(fd) => write_all(fd, data).map_err(io::Error::from),
+            Sink::Pass(fd) => write_all(*fd, data).map_err(io::Error::from),
             Sink::Hold(writer) => writer.write(data),
         }
     }
@@ -184,7 +186,8 @@ impl Tee {
 /// Waits until the output of each copy has been passed on, or until what is left is clearly
 /// not the command's (see the module notes), their give-up rules counted from the same
 /// moment; waits less once `stop` holds a stop request. Call it once the command has ended;
-/// a copy still running then is left to its thread. Returns the tail of each.
+/// a copy still running then is left to its thread. Returns the tail of each, whole lines
+/// only ([`Kept::whole_lines`]).
 pub fn finish_all(tees: Vec<Tee>, grace: Duration, stop: &SignalLog) -> Vec<Vec<u8>> {
     let start = Instant::now();
     let marks: Vec<_> = tees.iter().map(|t| t.mark(start)).collect();
@@ -192,7 +195,7 @@ pub fn finish_all(tees: Vec<Tee>, grace: Duration, stop: &SignalLog) -> Vec<Vec<
         .zip(marks)
         .map(|(tee, mark)| {
             tee.wait_until_done(mark, start, grace, stop);
-            lock(&tee.shared).tail.bytes()
+            lock(&tee.shared).tail.kept().whole_lines()
         })
         .collect()
 }
@@ -271,13 +274,13 @@ impl ReadBuffer {
 }
 
 /// Writes everything, waiting on a non-blocking destination instead of failing.
-pub fn write_all(fd: &OwnedFd, mut data: &[u8]) -> nix::Result<()> {
+pub fn write_all(fd: BorrowedFd<'_>, mut data: &[u8]) -> nix::Result<()> {
     while !data.is_empty() {
         match nix::unistd::write(fd, data) {
             Ok(n) => data = &data[n..],
             Err(Errno::EINTR) => {}
             Err(Errno::EAGAIN) => {
-                let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLOUT)];
+                let mut fds = [PollFd::new(fd, PollFlags::POLLOUT)];
                 match poll(&mut fds, PollTimeout::NONE) {
                     Ok(_) | Err(Errno::EINTR) => {}
                     Err(err) => return Err(err),
@@ -295,6 +298,13 @@ mod tests {
     use std::io::{Read, Write};
 
     const GRACE: Duration = Duration::from_millis(200);
+
+    /// A pass-through to `fd`, which the caller keeps open until the copy has finished.
+    fn pass(fd: &OwnedFd) -> Sink {
+        use std::os::fd::AsRawFd;
+        // SAFETY: every caller keeps `fd` open until after `finish`.
+        Sink::Pass(unsafe { BorrowedFd::borrow_raw(fd.as_raw_fd()) })
+    }
 
     fn null() -> OwnedFd {
         std::fs::OpenOptions::new()
@@ -315,12 +325,13 @@ mod tests {
         input: Vec<u8>,
         read_delay: Duration,
         sink_closed: bool,
-    ) -> (Tee, thread::JoinHandle<Vec<u8>>) {
+    ) -> (Tee, thread::JoinHandle<Vec<u8>>, OwnedFd) {
         let (source, mut feed) = io::pipe().unwrap();
         let (mut out, sink) = io::pipe().unwrap();
+        let sink = OwnedFd::from(sink);
         let tee = Tee::start(Stream {
             source: source.into(),
-            sink: Sink::Pass(sink.into()),
+            sink: pass(&sink),
             both: None,
         })
         .unwrap();
@@ -333,7 +344,7 @@ mod tests {
             }
             got
         });
-        (tee, reader)
+        (tee, reader, sink)
     }
 
     #[test]
@@ -348,17 +359,29 @@ mod tests {
 
     #[test]
     fn copies_exactly_and_keeps_the_tail() {
-        let (tee, reader) = run(data(300_000), Duration::ZERO, false);
+        let (tee, reader, sink) = run(data(300_000), Duration::ZERO, false);
         let tails = tee.finish(GRACE);
+        drop(sink);
         assert!(reader.join().unwrap() == data(300_000));
-        assert_eq!(tails, data(300_000)[300_000 - TAIL_BYTES..]);
+        assert!(
+            tails == whole_lines_of_tail(&data(300_000)),
+            "not the tail's whole lines"
+        );
+    }
+
+    /// The last [`TAIL_BYTES`] of `all` from the first line that starts in them.
+    fn whole_lines_of_tail(all: &[u8]) -> &[u8] {
+        let tail = &all[all.len() - TAIL_BYTES..];
+        let first_line = tail.iter().position(|&b| b == b'\n').unwrap() + 1;
+        &tail[first_line..]
     }
 
     #[test]
     fn waits_for_a_slow_reader_beyond_the_grace() {
         // More than the two pipes hold: the copy is stuck writing until the reader starts.
-        let (tee, reader) = run(data(400_000), GRACE * 3, false);
+        let (tee, reader, sink) = run(data(400_000), GRACE * 3, false);
         tee.finish(GRACE);
+        drop(sink);
         assert_eq!(reader.join().unwrap().len(), 400_000);
     }
 
@@ -367,24 +390,26 @@ mod tests {
         let (source, mut feed) = io::pipe().unwrap();
         let (out, sink) = io::pipe().unwrap();
         drop(out);
+        let sink = OwnedFd::from(sink);
         let tee = Tee::start(Stream {
             source: source.into(),
-            sink: Sink::Pass(sink.into()),
+            sink: pass(&sink),
             both: None,
         })
         .unwrap();
         // Far more than a pipe holds: this only finishes if the copy keeps reading.
         feed.write_all(&data(1_000_000)).unwrap();
         drop(feed);
-        assert_eq!(tee.finish(GRACE), data(1_000_000)[1_000_000 - TAIL_BYTES..]);
+        assert!(tee.finish(GRACE) == whole_lines_of_tail(&data(1_000_000)));
     }
 
     #[test]
     fn gives_up_on_a_pipe_held_open_and_quiet() {
+        let null = null();
         let (source, mut feed) = io::pipe().unwrap();
         let tee = Tee::start(Stream {
             source: source.into(),
-            sink: Sink::Pass(null()),
+            sink: pass(&null),
             both: None,
         })
         .unwrap();
@@ -398,10 +423,11 @@ mod tests {
 
     #[test]
     fn gives_up_on_a_pipe_held_open_and_chatty() {
+        let null = null();
         let (source, mut feed) = io::pipe().unwrap();
         let tee = Tee::start(Stream {
             source: source.into(),
-            sink: Sink::Pass(null()),
+            sink: pass(&null),
             both: None,
         })
         .unwrap();

@@ -360,12 +360,7 @@ impl Store for FileStore {
             // Past its retention a record is as good as pruned.
             Some(r) if r.expired(SystemTime::now()) => {}
             Some(r) if r.key == *key && r.status == Status::Succeeded => {
-                let at = (r.updated <= LAST_SECOND)
-                    .then(|| UNIX_EPOCH + Duration::from_secs(r.updated))
-                    .with_context(|| {
-                        format!("{} holds an impossible time", dir.shown_of(&record_name))
-                    })?;
-                return Ok(Claim::Done(at));
+                return Ok(Claim::Done(r.updated_at()));
             }
             Some(r) if r.status == Status::Running => tracing::debug!(
                 pid = r.pid,
@@ -403,11 +398,21 @@ impl Store for FileStore {
             return Ok(Found::Free);
         };
         // An unreadable record would be moved aside by a claim: as if there were none.
-        Ok(match readable(dir, &record_name)? {
-            Some(r) if !r.expired(SystemTime::now()) && r.key == *key => match r.status {
-                Status::Succeeded => Found::Done(UNIX_EPOCH + Duration::from_secs(r.updated)),
-                _ => Found::Free,
-            },
+        Ok(match read_record(dir, &record_name)? {
+            OnDisk::Readable(r) if !r.expired(SystemTime::now()) && r.key == *key => {
+                match r.status {
+                    Status::Succeeded => Found::Done(r.updated_at()),
+                    _ => Found::Free,
+                }
+            }
+            OnDisk::Unreadable => {
+                tracing::warn!(
+                    "the record {} could not be read; a run would move it aside and go on as \
+                     if there was none",
+                    dir.shown_of(&record_name)
+                );
+                Found::Free
+            }
             _ => Found::Free,
         })
     }
@@ -475,6 +480,18 @@ impl Record {
     fn expired(&self, now: SystemTime) -> bool {
         self.keep_until < secs(now)
     }
+
+    /// Whether its times are ones crontap-run can have written: none past the last second
+    /// RFC 3339 can write (a record is read by every command, and none may panic on it).
+    fn possible(&self) -> bool {
+        self.claimed <= LAST_SECOND && self.updated <= LAST_SECOND
+    }
+
+    /// When it was last updated; only for a [`possible`](Record::possible) record, which
+    /// every record read is ([`read_record`]).
+    fn updated_at(&self) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(self.updated.min(LAST_SECOND))
+    }
 }
 
 /// [`Dir::lock_file`] without waiting, retried for a moment: a pruning run may hold a
@@ -503,8 +520,9 @@ fn secs(t: SystemTime) -> u64 {
 enum OnDisk {
     Absent,
     Readable(Record),
-    /// Empty, cut short, not JSON, or missing fields: crontap-run writes records whole
-    /// (temporary file and rename), so this was damaged or written by something else.
+    /// Empty, cut short, not JSON, missing fields, or holding a time past year 9999:
+    /// crontap-run writes records whole (temporary file and rename), so this was damaged or
+    /// written by something else.
     Unreadable,
 }
 
@@ -518,6 +536,8 @@ fn read_record(dir: &Dir, name: &str) -> Result<OnDisk> {
     };
     Ok(match read {
         Some(bytes) => match serde_json::from_slice::<Record>(&bytes) {
+            // Times no crontap-run wrote: as damaged as a record cut short.
+            Ok(record) if !record.possible() => OnDisk::Unreadable,
             Ok(record) if record.status != Status::Unknown => OnDisk::Readable(record),
             // A newer crontap-run's status: as if there were no record (see `Status`).
             Ok(_) => OnDisk::Absent,

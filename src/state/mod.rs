@@ -16,6 +16,8 @@
 //! [`disk`] says where the state directory is by default; [`crate::files`] opens what is in it.
 
 pub(crate) mod disk;
+#[cfg(test)]
+mod extremes;
 pub(crate) mod file;
 pub(crate) mod history;
 pub(crate) mod job;
@@ -230,10 +232,17 @@ fn not_due(key: &str, found: Found) -> Option<String> {
     match found {
         Found::Free => None,
         Found::Held => Some(format!("{key} is being run by another instance")),
-        Found::Done(at) => Some(format!(
-            "{key} already succeeded at {}",
-            humantime::format_rfc3339_seconds(at)
-        )),
+        Found::Done(at) => Some(format!("{key} already succeeded at {}", shown_time(at))),
+    }
+}
+
+/// `at` in RFC 3339, or words for a time that cannot be written so (before 1970 or after
+/// 9999, which a server store may hold): a store's content never makes a run panic.
+fn shown_time(at: SystemTime) -> String {
+    let last = std::time::UNIX_EPOCH + Duration::from_secs(253_402_300_799);
+    match at >= std::time::UNIX_EPOCH && at <= last {
+        true => humantime::format_rfc3339_seconds(at).to_string(),
+        false => "a time outside 1970 to 9999".to_owned(),
     }
 }
 

@@ -88,8 +88,12 @@ fn percentile(sorted: &[u64], p: usize) -> Option<u64> {
 /// The grace suggested for a job whose longest successful run took `longest`: that run, half
 /// of it again, and the ping budget, rounded up to the minute.
 pub fn grace(longest: Duration) -> Duration {
-    let secs = (longest + longest / 2 + PING_BUDGET).as_secs_f64().ceil() as u64;
-    Duration::from_secs(secs.div_ceil(60).max(1) * 60)
+    // Saturating: a history line may hold any duration.
+    let total = longest
+        .saturating_add(longest / 2)
+        .saturating_add(PING_BUDGET);
+    let secs = total.as_secs_f64().ceil() as u64;
+    Duration::from_secs(secs.div_ceil(60).max(1).saturating_mul(60))
 }
 
 /// Writes one JSON object per job.

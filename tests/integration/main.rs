@@ -8,6 +8,7 @@ mod check;
 mod clock_step;
 mod corpus;
 mod deadlines;
+mod descriptors;
 mod dry_run;
 mod empty_settings;
 mod ends;
@@ -28,7 +29,10 @@ mod period_tz;
 #[cfg(feature = "postgres")]
 mod pg_server;
 mod ping;
+mod plan;
+mod plan_crontab;
 mod planted;
+mod program_corpus;
 mod properties;
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod proxy;

@@ -200,3 +200,53 @@ fn http_proxy_is_honoured_and_no_proxy_bypasses_it() {
         bypass.stderr
     );
 }
+
+/// A proxy variable that cannot be parsed, under each of its names: one warning line naming
+/// the variable, never any part of its value (it may hold the proxy's password), and the
+/// ping goes direct.
+#[test]
+fn an_unparsable_proxy_variable_is_one_warning_and_the_ping_goes_direct() {
+    let value = "http://proxyuser:pr0xyPass@[bad";
+    for name in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
+        let receiver = Receiver::start();
+        let out = Crontap::with_url(&receiver.url())
+            .env(name, value)
+            .sh("exit 0");
+        assert_eq!(out.code, 0, "{name}: {}", out.stderr);
+        assert_eq!(receiver.received().len(), 1, "{name}: the ping went direct");
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{name}: {}", out.stderr);
+        assert!(
+            lines[0].starts_with("crontap-run: warning: "),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[0].contains(name), "{name}: {}", lines[0]);
+        for part in ["proxyuser", "pr0xyPass", "[bad"] {
+            assert!(!out.stderr.contains(part), "{name}: {}", out.stderr);
+        }
+    }
+}
+
+/// The scheme's own variable decides: a bad `HTTP_PROXY` sends http pings direct, not
+/// through the proxy `ALL_PROXY` names.
+#[test]
+fn a_bad_scheme_variable_is_not_replaced_by_all_proxy() {
+    let proxy = Receiver::start();
+    let receiver = Receiver::start();
+    let out = Crontap::with_url(&receiver.url())
+        .env("HTTP_PROXY", "http://[bad")
+        .env("ALL_PROXY", format!("http://{}", proxy.host()))
+        .sh("exit 0");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(receiver.received().len(), 1, "{}", out.stderr);
+    assert!(proxy.received().is_empty());
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}

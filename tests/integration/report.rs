@@ -158,3 +158,64 @@ fn a_mounted_secret_with_a_trailing_newline_is_redacted() {
     let msg = receiver.only().msg().unwrap();
     assert!(msg.ends_with(": using [REDACTED] now"), "{msg}");
 }
+
+/// The run's own secret in the forms a job or a library may print it: upper-cased,
+/// percent-encoded, or with a zero-width space inside.
+#[test]
+fn the_heartbeat_token_is_found_however_it_is_written() {
+    let receiver = Receiver::start();
+    let upper = SECRET.to_uppercase();
+    let encoded: String = SECRET.bytes().map(|b| format!("%{b:02x}")).collect();
+    let (head, tail) = SECRET.split_at(6);
+    let script = format!(
+        "printf 'a {upper} b %s c {head}\\342\\200\\213{tail} d\\n' '{encoded}' >&2; exit 1"
+    );
+    Crontap::with_url(&receiver.url()).sh(&script);
+    let msg = receiver.only().msg().unwrap();
+    assert!(
+        msg.ends_with(": a [REDACTED] b [REDACTED] c [REDACTED] d"),
+        "{msg}"
+    );
+}
+
+/// A vertical tab, form feed, NEL or Unicode line separator inside `key: value` becomes a
+/// space before the line is scrubbed, so the value goes with its key.
+#[test]
+fn a_line_like_character_does_not_split_a_key_from_its_value() {
+    for (name, bytes) in [
+        ("VT", "\\013"),
+        ("FF", "\\014"),
+        ("NEL", "\\302\\205"),
+        ("LS", "\\342\\200\\250"),
+        ("PS", "\\342\\200\\251"),
+    ] {
+        let receiver = Receiver::start();
+        Crontap::with_url(&receiver.url()).sh(&format!(
+            "printf 'login password:{bytes}Hunter2Secret\\n' >&2; exit 1"
+        ));
+        let msg = receiver.only().msg().unwrap();
+        assert!(!msg.contains("Hunter2Secret"), "{name}: {msg}");
+        assert!(
+            msg.ends_with(": login password: [REDACTED]"),
+            "{name}: {msg}"
+        );
+    }
+}
+
+/// A line whose start fell out of the output tail kept for the summary has lost its key's
+/// name, and so what made its value a secret: it is never the summary's detail.
+#[test]
+fn a_line_whose_start_fell_out_of_the_tail_is_never_the_summary() {
+    let receiver = Receiver::start();
+    // 40 KiB on one line, more than the 32 KiB kept of a stream.
+    let script = "printf 'password: ' >&2; \
+        i=0; while [ $i -lt 1400 ]; do printf 'correct horse battery staple ' >&2; i=$((i+1)); done; \
+        echo >&2; exit 1";
+    Crontap::with_url(&receiver.url()).sh(script);
+    let msg = receiver.only().msg().unwrap();
+    assert!(!msg.contains("horse"), "{msg}");
+    assert!(
+        msg.starts_with("exit 1 after ") && !msg.contains(": "),
+        "{msg}"
+    );
+}

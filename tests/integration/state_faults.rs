@@ -235,3 +235,63 @@ fn fencing_tokens_only_grow() {
         crate::harness::Crontap::with_url(&receiver.url()).sh("echo \"[$CRONTAP_FENCING_TOKEN]\"");
     assert_eq!(plain.stdout, "[]\n");
 }
+
+/// A key record whose times no crontap-run can have written (past the year 9999, up to the
+/// largest number JSON holds) is as unreadable as a damaged one: a dry run says what a run
+/// would do with it and runs the command, a run moves it aside; neither panics.
+#[test]
+fn a_record_with_impossible_times_is_moved_aside_and_a_dry_run_says_so() {
+    for (field, number) in [
+        ("updated", u64::MAX),
+        ("updated", 253_402_300_800),
+        ("claimed", u64::MAX),
+    ] {
+        let receiver = Receiver::start();
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let once = ["--once-per", "1d", "--job", "j9"];
+        assert_eq!(stateful(&receiver, &state).args(once).sh("true").code, 0);
+        let record = key_record(&state);
+        let mut value: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+        value[field] = serde_json::json!(number);
+        let planted = value.to_string();
+        std::fs::write(&record, &planted).unwrap();
+
+        let marker = dir.path().join("ran");
+        let dry = stateful(&receiver, &state)
+            .arg("--dry-run")
+            .args(once)
+            .args(["--", "touch"])
+            .arg(&marker)
+            .run();
+        let case = format!("{field}={number}");
+        assert_eq!(dry.code, 0, "{case}: {}", dry.stderr);
+        assert!(
+            !dry.stderr.contains("internal error"),
+            "{case}: {}",
+            dry.stderr
+        );
+        assert_eq!(
+            dry.stderr.matches("a run would move it aside").count(),
+            1,
+            "{case}: {}",
+            dry.stderr
+        );
+        assert!(
+            marker.exists(),
+            "{case}: the dry run did not run the command"
+        );
+        assert_eq!(std::fs::read_to_string(&record).unwrap(), planted, "{case}");
+
+        std::fs::remove_file(&marker).unwrap();
+        let run = stateful(&receiver, &state)
+            .args(once)
+            .args(["--", "touch"])
+            .arg(&marker)
+            .run();
+        assert_eq!(run.code, 0, "{case}: {}", run.stderr);
+        assert!(marker.exists(), "{case}: the job did not run");
+        assert_eq!(run.stderr.matches("could not be read").count(), 1, "{case}");
+    }
+}

@@ -283,6 +283,123 @@ fn the_job_gets_the_signal_state_crontap_run_inherited() {
     }
 }
 
+/// `struct sigaction` as the kernel's `rt_sigaction` takes it on x86_64 and arm64. The C
+/// library's calls refuse the signals it keeps for itself (32 and 33 for glibc), so the
+/// test sets every signal through the system calls.
+#[repr(C)]
+struct KernelAction {
+    handler: libc::sighandler_t,
+    flags: libc::c_ulong,
+    restorer: usize,
+    mask: u64,
+}
+
+/// Every signal with its default disposition and unblocked, then `only` ignored and
+/// blocked (SIGKILL and SIGSTOP cannot be: the kernel refuses, and the job must show that
+/// too).
+fn only_this_signal_ignored_and_blocked(only: i32) -> std::io::Result<()> {
+    let action = |handler| KernelAction {
+        handler,
+        flags: 0,
+        restorer: 0,
+        mask: 0,
+    };
+    let set = 8usize;
+    for sig in 1..=libc::SIGRTMAX() {
+        let handler = if sig == only {
+            libc::SIG_IGN
+        } else {
+            libc::SIG_DFL
+        };
+        // SAFETY: SIG_IGN and SIG_DFL run no code; the kernel copies the action.
+        unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigaction,
+                sig,
+                &action(handler),
+                std::ptr::null_mut::<KernelAction>(),
+                set,
+            );
+        }
+    }
+    let mask: u64 = 1 << (only - 1);
+    // SAFETY: the kernel copies the set.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK,
+            &mask,
+            std::ptr::null_mut::<u64>(),
+            set,
+        )
+    };
+    match rc {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// For every signal from 1 to this system's SIGRTMAX, real-time signals and those the C
+/// library keeps for itself included: started with only that signal ignored and blocked,
+/// crontap-run starts its job with that signal ignored and blocked, and no other.
+#[test]
+fn the_job_gets_the_disposition_and_mask_of_every_signal_up_to_sigrtmax() {
+    let rtmax = libc::SIGRTMAX();
+    assert!((34..=64).contains(&rtmax), "SIGRTMAX is {rtmax}");
+    // cat changes no signal state before it shows its own (checked by running it directly;
+    // grep, for one, catches SIGSEGV).
+    let show = ["cat", "/proc/self/status"];
+    let field = |text: &str, name: &str| {
+        let line = text.lines().find_map(|l| l.strip_prefix(name));
+        let line = line.unwrap_or_else(|| panic!("no {name} in {text:?}"));
+        u64::from_str_radix(line.trim(), 16).unwrap()
+    };
+    for sig in 1..=rtmax {
+        let bit = 1u64 << (sig - 1);
+        let settable = sig != libc::SIGKILL && sig != libc::SIGSTOP;
+        let expected = if settable { bit } else { 0 };
+        let mut direct = std::process::Command::new(show[0]);
+        direct.args(&show[1..]);
+        // SAFETY: only system calls between fork and exec.
+        unsafe {
+            direct.pre_exec(move || only_this_signal_ignored_and_blocked(sig));
+        }
+        let direct = String::from_utf8(direct.output().unwrap().stdout).unwrap();
+        for name in ["SigBlk:", "SigIgn:"] {
+            assert_eq!(field(&direct, name), expected, "signal {sig} {name} direct");
+        }
+        let mut crontap = Crontap::new();
+        crontap.args(["-q", "--"]).args(show);
+        // SAFETY: only system calls between fork and exec.
+        unsafe {
+            crontap
+                .command()
+                .pre_exec(move || only_this_signal_ignored_and_blocked(sig));
+        }
+        // Bounded: with SIGCHLD blocked, a crontap-run that kept the caller's mask for
+        // itself would never learn that its command ended.
+        let mut child = crontap.spawn(std::process::Stdio::piped(), std::process::Stdio::piped());
+        let ended = eventually(Duration::from_secs(20), || {
+            child.try_wait().unwrap().is_some()
+        });
+        if !ended {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("signal {sig}: crontap-run did not end after its command");
+        }
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "signal {sig}: {out:?}");
+        for name in ["SigBlk:", "SigIgn:"] {
+            assert_eq!(
+                field(&stdout, name),
+                expected,
+                "signal {sig}: {name} of the job (bit {bit:#x})"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_job_inherits_only_the_descriptors_crontap_run_inherited() {
     // One shell opens an extra descriptor, lists what a child of it gets, then becomes

@@ -299,3 +299,29 @@ fn held_output_still_reaches_the_body() {
     lines.sort();
     assert_eq!(lines, ["held error", "held line"]);
 }
+
+/// Text normalised before it is scrubbed, in the body as in the summary: a line-like
+/// character inside `key: value`, and the heartbeat token upper-cased, percent-encoded or
+/// with a zero-width space inside.
+#[test]
+fn the_body_is_scrubbed_after_line_like_and_invisible_characters_are_dealt_with() {
+    let (hc, url) = server();
+    let token = SECRET;
+    let upper = token.to_uppercase();
+    let encoded: String = token.bytes().map(|b| format!("%{b:02X}")).collect();
+    let (head, tail) = token.split_at(4);
+    let out = healthchecks(&url).sh(&format!(
+        "printf 'login password:\\013Hunter2Secret\\n'; \
+         printf 'a {upper} b %s c {head}\\342\\200\\213{tail} d\\n' '{encoded}'; exit 1"
+    ));
+    assert_eq!(out.code, 1);
+    let end = hc.only_end();
+    let body = end.body_text();
+    assert!(!body.contains("Hunter2Secret"), "{body}");
+    assert!(body.contains("login password: [REDACTED]\n"), "{body}");
+    assert!(
+        body.contains("a [REDACTED] b [REDACTED] c [REDACTED] d"),
+        "{body}"
+    );
+    assert_no_secret(&body, "the body");
+}

@@ -149,7 +149,7 @@ fn an_end_that_keeps_failing_is_given_up() {
     assert!(out.stderr.contains("502"), "{}", out.stderr);
 }
 
-/// A start endpoint that never answers costs the end some of its budget, never the end
+/// A start endpoint that never answers costs the end half its budget, never the end
 /// itself: once the end is due the start makes no new attempt, and the end goes out with
 /// the command's status, within one ping budget. Defaults but for a short ping timeout, so
 /// that a start retried until its own budget ran out would lose the end.
@@ -173,7 +173,14 @@ fn a_start_that_never_answers_does_not_lose_the_end() {
         hc.pings()
     );
     assert_end(&hc.only_end(), "6");
-    assert_eq!(out.stderr, "", "a lost start is no error of the end's");
+    // Written and never answered, it was waited for, then dropped with one line.
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .starts_with("crontap-run: warning: the start ping is still under way"),
+        "{}",
+        out.stderr
+    );
     hc.release_starts();
 }
 
@@ -311,4 +318,77 @@ fn a_panic_on_the_start_thread_abandons_only_the_start() {
         "{}",
         out.stderr
     );
+}
+
+/// A TCP forwarder on loopback that holds the bytes of the first connection it accepts for
+/// `hold` before passing them on (as a slow proxy or a congested link would); later
+/// connections pass at once.
+struct HoldingForwarder {
+    port: u16,
+}
+
+impl HoldingForwarder {
+    fn start(target: u16, hold: Duration) -> HoldingForwarder {
+        use std::net::{TcpListener, TcpStream};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for (n, client) in listener.incoming().enumerate() {
+                let Ok(client) = client else { continue };
+                std::thread::spawn(move || {
+                    if n == 0 {
+                        // The request is written and sits here, unread by the server.
+                        std::thread::sleep(hold);
+                    }
+                    let Ok(server) = TcpStream::connect(("127.0.0.1", target)) else {
+                        return;
+                    };
+                    let (mut c_in, mut s_out) =
+                        (client.try_clone().unwrap(), server.try_clone().unwrap());
+                    let up = std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut c_in, &mut s_out);
+                        let _ = s_out.shutdown(std::net::Shutdown::Write);
+                    });
+                    let (mut s_in, mut c_out) = (server, client);
+                    let _ = std::io::copy(&mut s_in, &mut c_out);
+                    let _ = c_out.shutdown(std::net::Shutdown::Write);
+                    let _ = up.join();
+                });
+            }
+        });
+        HoldingForwarder { port }
+    }
+}
+
+/// The start's request is written but held on the way for longer than a ping timeout: the
+/// end waits for it (within its budget) rather than give it up and overtake it, so the
+/// server gets the start first, and one of each.
+#[test]
+fn a_start_held_on_the_wire_is_not_overtaken_by_the_end() {
+    let (hc, _) = server();
+    let forwarder = HoldingForwarder::start(hc.port(), Duration::from_secs(5));
+    let url = format!(
+        "http://127.0.0.1:{}/{}/{}",
+        forwarder.port,
+        crate::harness::SECRET,
+        super::SLUG
+    );
+    let out = healthchecks(&url)
+        .args(["--ping-timeout", "2s"])
+        .sh("echo work");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The held start reaches the server some time after crontap-run sent it.
+    assert!(
+        eventually(Duration::from_secs(10), || hc.pings().len() >= 2),
+        "{:#?}",
+        hc.pings()
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let pings = hc.pings();
+    let kinds: Vec<&str> = pings
+        .iter()
+        .map(|p| p.path.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(kinds, ["start", "0"], "{pings:#?}");
+    assert_eq!(pings[0].rid, pings[1].rid);
 }

@@ -1,0 +1,97 @@
+//! Every file descriptor crontap-run holds, counted in one place, and the check that the
+//! open-files limit (`ulimit -n`, `RLIMIT_NOFILE`) leaves room for them.
+//!
+//! What a run holds, beside the descriptors it inherited (0 to 2, and whatever its caller
+//! left open), all close-on-exec, so none reaches the job:
+//!
+//! | what | how many | from | until |
+//! |---|---|---|---|
+//! | the supervision runtime's epoll, its duplicate, its wake-up eventfd | 3 | `Supervisor::new` | the end of the run |
+//! | tokio's signal pipe (a socket pair) and the runtime's duplicate of it | 3 | `Supervisor::new` | the end of the run |
+//! | the command's stdout and stderr pipes | 4 | each attempt | write ends: the spawn; read ends: the output drained |
+//! | the standard library's socket pair that reports an `exec` failure | 2 | the spawn | the spawn |
+//! | a lifeline's socket pair (a run that holds state) | 2 | each attempt | the attempt's end |
+//! | a ping: its runtime (3), the signal pipe's duplicate (1), its connection (1) | 5 | each ping | the ping's end |
+//!
+//! crontap-run's own stdout and stderr are written through descriptors 1 and 2, never
+//! duplicates. With `--output on-failure`, the hold adds duplicates of 1 and 2 and a spill
+//! file per stream; a state store adds its lock files or connection.
+//!
+//! Where the limit leaves too little room, that is crontap-run's own error (125, one line
+//! naming the limit), never the command's (126, 127) and never a panic: tokio panics when
+//! its signal pipe cannot be made, so the room is checked before its runtime is built.
+
+use anyhow::{Result, bail};
+
+/// Descriptors a run needs at the moment of the first spawn, beyond those already open:
+/// the runtime and its signal pipe (6), the output pipes (4), the spawn's socket pair (2).
+pub const BEFORE_SPAWN: usize = 12;
+
+/// Descriptors one ping needs: its runtime (3), a duplicate of the signal pipe (1), and
+/// the signal pipe itself if no runtime made it before (2), its connection (1).
+pub const PING: usize = 7;
+
+/// Limits at or above this leave room for any run that has not inherited a table full of
+/// descriptors; below it, the open ones are counted (one system call each).
+const COUNT_BELOW: u64 = 64;
+
+/// Fails, naming the open-files limit, if fewer than `needed` descriptors can be opened
+/// now. Cheap where the limit is high (one `getrlimit`).
+pub fn ensure_room(needed: usize, for_what: &str) -> Result<()> {
+    let Some((limit, open)) = counted() else {
+        return Ok(());
+    };
+    let free = (limit as usize).saturating_sub(open);
+    if free < needed {
+        bail!(
+            "too few file descriptors left to {for_what}: the open-files limit (ulimit -n) \
+             is {limit}, {open} are open, and {needed} more are needed"
+        );
+    }
+    Ok(())
+}
+
+/// Whether `needed` descriptors can be opened now (see [`ensure_room`]).
+pub fn have_room(needed: usize) -> bool {
+    counted().is_none_or(|(limit, open)| (limit as usize).saturating_sub(open) >= needed)
+}
+
+/// The soft open-files limit and how many descriptors below it are open; `None` where the
+/// limit is high enough not to count.
+fn counted() -> Option<(u64, usize)> {
+    let soft = soft_limit()?;
+    if soft >= COUNT_BELOW {
+        return None;
+    }
+    // Descriptor numbers at or above the limit may be open (inherited) but take no room.
+    let open = (0..soft as i32)
+        // SAFETY: F_GETFD only asks whether the descriptor is open.
+        .filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1)
+        .count();
+    Some((soft, open))
+}
+
+/// Whether `err` says the process or the system ran out of descriptors.
+pub fn exhausted(err: &std::io::Error) -> bool {
+    matches!(err.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+}
+
+/// The error for a spawn that failed for want of descriptors: crontap-run's own.
+pub fn spawn_error(err: &std::io::Error) -> anyhow::Error {
+    let limit = soft_limit().map_or_else(|| "unknown".to_owned(), |soft| soft.to_string());
+    anyhow::anyhow!(
+        "too few file descriptors left to run the command ({err}): the open-files limit \
+         (ulimit -n) is {limit}"
+    )
+}
+
+/// The soft `RLIMIT_NOFILE`.
+fn soft_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into `limit`.
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    (rc == 0).then_some(limit.rlim_cur)
+}

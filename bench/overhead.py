@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""What a plain run costs crontap-run itself, as ratios and as counts that explain them.
+
+Ratios, from alternating pairs (each pair runs both commands back to back, so that machine
+noise hits both alike; the figure is the median of the pairs' ratios):
+  - a no-op run with no URL, `crontap-run -q -- /bin/true`, against `/bin/true` alone;
+  - a no-op run with its success ping, `crontap-run -- /bin/true` with the URL of a loopback
+    receiver started here, against `sh -c 'true && curl -fsS "$URL"'`.
+Counts, for the no-op run with no URL (the same for every run, whatever the load):
+  - system calls in all and before the command is spawned (`strace -f`; "before" counts
+    crontap-run's own calls up to the fork that becomes the command);
+  - threads started (clone calls with CLONE_THREAD);
+  - minor page faults and peak RSS (GNU time's %R and %M);
+  - with --callgrind, instructions executed (valgrind's callgrind, crontap-run's process
+    only), which are repeatable where wall time is not.
+
+Usage: bench/overhead.py [--bin NAME=PATH ...] [--pairs N] [--callgrind]
+(default: musl=target/x86_64-unknown-linux-musl/release/crontap-run and
+glibc=target/release/crontap-run, whichever exist; 200 pairs)
+"""
+
+import argparse
+import http.server
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+DEFAULT_BINS = {
+    "musl": os.path.join(ROOT, "target/x86_64-unknown-linux-musl/release/crontap-run"),
+    "glibc": os.path.join(ROOT, "target/release/crontap-run"),
+}
+TRUE = shutil.which("true") or "/bin/true"
+
+
+class Ok(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"OK")
+
+    def log_message(self, *args):
+        pass
+
+
+class Quiet(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # clients closing the connection after the response are expected
+
+
+def wall(argv, env):
+    start = time.perf_counter()
+    proc = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    took = time.perf_counter() - start
+    if proc.returncode != 0 or proc.stderr:
+        raise SystemExit(f"{argv} failed: {proc.stderr.decode(errors='replace')}")
+    return took
+
+
+def pair_ratio(ours, theirs, env, pairs):
+    """Median of ours/theirs over alternating pairs, and each side's median in ms."""
+    for _ in range(5):  # warm the page cache and the server
+        wall(ours, env)
+        wall(theirs, env)
+    ratios, a, b = [], [], []
+    for i in range(pairs):
+        # Alternate which goes first, so that neither always runs on a warmer machine.
+        if i % 2:
+            tb = wall(theirs, env)
+            ta = wall(ours, env)
+        else:
+            ta = wall(ours, env)
+            tb = wall(theirs, env)
+        ratios.append(ta / tb)
+        a.append(ta)
+        b.append(tb)
+    return statistics.median(ratios), statistics.median(a) * 1e3, statistics.median(b) * 1e3
+
+
+def strace_counts(binary, env):
+    """System calls in all and before the command's fork, and threads started."""
+    with tempfile.TemporaryDirectory(prefix="bench-strace-") as tmp:
+        out = os.path.join(tmp, "trace")
+        subprocess.run(["strace", "-f", "-qq", "-o", out, binary, "-q", "--", TRUE], env=env,
+                       check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        lines = open(out).read().splitlines()
+    ours = lines[0].split()[0]
+    # The command is the process that executes /bin/true; crontap-run's fork of it is the
+    # clone in its own pid that returned that pid.
+    command = next(line.split()[0] for line in lines
+                   if "execve(" in line and f'"{TRUE}"' in line and not line.startswith(ours + " "))
+    children, threads = set(), 0
+    for line in lines:
+        rest = line.split(None, 1)[1]
+        m = re.search(r"= (\d+)$", rest) or re.search(r"parent_tid=\[(\d+)\]", rest)
+        if rest.split("(", 1)[0] in ("clone", "clone3", "vfork", "fork") and m:
+            if "CLONE_THREAD" in rest:
+                threads += 1
+            else:
+                children.add(m.group(1))
+    # Lines are in time order: crontap-run's calls before the command's first one are those
+    # made before the spawn.
+    total = before = 0
+    spawned = False
+    for line in lines:
+        pid, rest = line.split(None, 1)
+        spawned = spawned or pid == command
+        if pid in children or rest.startswith(("<...", "+++", "---")):
+            continue
+        total += 1
+        before += not spawned
+    return total, before, threads
+
+
+def time_counts(binary, env):
+    with tempfile.NamedTemporaryFile(prefix="bench-time-") as f:
+        subprocess.run(["/usr/bin/time", "-f", "%R %M", "-o", f.name, binary, "-q", "--", TRUE],
+                       env=env, check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        faults, rss = open(f.name).read().split()[-2:]
+    return int(faults), int(rss) / 1024.0
+
+
+def callgrind(binary, env):
+    with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as tmp:
+        proc = subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=no",
+                               f"--callgrind-out-file={tmp}/out", binary, "-q", "--", TRUE],
+                              env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        m = re.search(r"Collected : (\d+)", proc.stderr)
+        return int(m.group(1)) if m else None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", action="append", default=[], metavar="NAME=PATH")
+    parser.add_argument("--pairs", type=int, default=200)
+    parser.add_argument("--callgrind", action="store_true")
+    args = parser.parse_args()
+    bins = dict(b.split("=", 1) for b in args.bin) or {
+        name: path for name, path in DEFAULT_BINS.items() if os.path.exists(path)}
+    if not bins:
+        raise SystemExit("no build found: build with cargo build --release (and/or the musl target)")
+
+    server = Quiet(("127.0.0.1", 0), Ok)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/ping/bench-token"
+    # No proxy, no URL, no crontap-run settings from the caller's environment.
+    bare = {k: v for k, v in os.environ.items()
+            if "PROXY" not in k.upper() and not k.startswith("CRONTAP_")}
+    pinged = dict(bare, CRONTAP_HEARTBEAT_URL=url, URL=url)
+
+    print(f"{args.pairs} alternating pairs each; ratio = median of the pairs' ratios")
+    for name, binary in bins.items():
+        binary = os.path.abspath(binary)
+        r, ours, theirs = pair_ratio([binary, "-q", "--", TRUE], [TRUE], bare, args.pairs)
+        print(f"{name}: no-op run, no URL   {ours:6.2f} ms vs /bin/true {theirs:6.2f} ms: {r:.2f}x")
+        r, ours, theirs = pair_ratio([binary, "--", TRUE],
+                                     ["sh", "-c", 'true && curl -fsS "$URL" >/dev/null'],
+                                     pinged, args.pairs // 2)
+        print(f"{name}: no-op run with ping {ours:6.2f} ms vs true && curl {theirs:6.2f} ms: {r:.2f}x")
+        if shutil.which("strace"):
+            total, before, threads = strace_counts(binary, bare)
+            print(f"{name}: system calls {total} in all, {before} before the spawn; threads started {threads}")
+        faults, rss = time_counts(binary, bare)
+        tf, trss = time_counts(TRUE, bare)
+        print(f"{name}: minor page faults {faults} (/bin/true {tf}); peak RSS {rss:.2f} MiB")
+        if args.callgrind and shutil.which("valgrind"):
+            print(f"{name}: instructions (callgrind) {callgrind(binary, bare)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -4,7 +4,8 @@
 //! Without it, a killed crontap-run leaves its job running unsupervised while the kernel
 //! releases the lock, and the next run overlaps it. `PR_SET_PDEATHSIG` reaches only the
 //! job's first process, so the lifeline is a small process of its own instead. It is
-//! forked before the job, and waits on a pipe whose writers are crontap-run and, until it
+//! forked before the job and before the job's output pipes exist (so it holds none of their
+//! ends), and waits on a pipe whose writers are crontap-run and, until it
 //! executes the command, the job's first process, which writes its own pid (the group's id)
 //! there first thing: so the lifeline knows the group before the job's program runs. Then
 //! a byte on the pipe means the attempt ended normally: the lifeline exits and the job's

@@ -378,6 +378,10 @@ struct Prepared {
 /// Sets up the command of an attempt: its output pipes, process group, lifeline, and what
 /// the child does between fork and exec.
 fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
+    // The lifeline first, before the output pipes exist: forked later, it would hold their
+    // ends, and crontap-run would see the end of the job's output only once the lifeline
+    // had exited.
+    let lifeline = spec.guarded.then(Lifeline::start).flatten();
     // The copies start before the child so that nothing can fail between spawning it and
     // reading its output.
     let Output {
@@ -394,7 +398,6 @@ fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
         .stdout(stdout_w)
         .stderr(stderr_w)
         .process_group(0);
-    let lifeline = spec.guarded.then(Lifeline::start).flatten();
     let announce = lifeline.as_ref().map(Lifeline::announcer);
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
     unsafe {

@@ -20,8 +20,10 @@ const REAP_EVERY: Duration = Duration::from_millis(50);
 
 /// What one `waitpid` call found.
 enum Waited {
-    /// No child has changed state (or there are no children left).
+    /// No child has changed state.
     Nothing,
+    /// crontap-run has no children left at all.
+    NoChildren,
     /// A child changed state: its pid and raw status.
     Child(libc::pid_t, libc::c_int),
 }
@@ -40,7 +42,7 @@ fn wait_any(stops: bool) -> Waited {
             0 => return Waited::Nothing,
             -1 => match Errno::last() {
                 Errno::EINTR => continue,
-                Errno::ECHILD => return Waited::Nothing,
+                Errno::ECHILD => return Waited::NoChildren,
                 err => {
                     tracing::debug!(%err, "waitpid failed");
                     return Waited::Nothing;
@@ -86,16 +88,29 @@ pub fn has_exited(child: Pid) -> bool {
 /// Reaps every orphan that has ended, when no command is running (between attempts, and
 /// while the report is sent): as PID 1 or the subreaper, crontap-run is their parent, and
 /// an unreaped one stays a zombie.
-pub fn reap_orphans() {
-    while let Waited::Child(pid, status) = wait_any(false) {
-        log_orphan(pid, status);
+/// Returns whether any child is left.
+pub fn reap_orphans() -> bool {
+    loop {
+        match wait_any(false) {
+            Waited::Child(pid, status) => log_orphan(pid, status),
+            Waited::Nothing => return true,
+            Waited::NoChildren => return false,
+        }
     }
 }
 
 /// Reaps orphans on a thread of its own from now until crontap-run exits: after the last
 /// attempt, while the report is sent, nothing else waits for children.
+///
+/// With no child left there is nothing to wait for, and no thread is started (the common
+/// case, a job that leaves nothing behind): only a descendant of crontap-run can become its
+/// child, and it has none. As PID 1 the thread starts anyway, since there any orphan of the
+/// namespace comes to crontap-run, also one of a process entered from outside
+/// (`kubectl exec`).
 pub fn reap_orphans_meanwhile() {
-    reap_orphans();
+    if !reap_orphans() && nix::unistd::getpid().as_raw() != 1 {
+        return;
+    }
     let started = std::thread::Builder::new().name("reaper".into()).spawn(|| {
         loop {
             std::thread::sleep(REAP_EVERY);

@@ -270,7 +270,7 @@ impl Dir {
     /// A new file beside `name`, `.<name>.<32 random hex digits>.tmp`, created exclusively.
     fn create_temp(&self, name: &str, mode: u32) -> io::Result<(String, File)> {
         loop {
-            let temp = layout::temp_name(name, &random_hex()?);
+            let temp = layout::temp_name(name, &crate::random::hex()?);
             let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL;
             match self.open_file(&temp, flags, mode) {
                 Ok(file) => return Ok((temp, file.expect("O_CREAT makes the file"))),
@@ -394,24 +394,6 @@ fn refusal(path: &Path, errno: Errno, link: bool) -> anyhow::Error {
         errno => anyhow::Error::from(io::Error::from(errno))
             .context(format!("cannot open {}", show(path))),
     }
-}
-
-/// 32 hex digits from the kernel's random source.
-fn random_hex() -> io::Result<String> {
-    let mut bytes = [0u8; 16];
-    let mut filled = 0;
-    while filled < bytes.len() {
-        // SAFETY: the pointer and length are those of the unfilled part of `bytes`.
-        let n = unsafe {
-            libc::getrandom(bytes[filled..].as_mut_ptr().cast(), bytes.len() - filled, 0)
-        };
-        match n {
-            n if n > 0 => filled += n as usize,
-            _ if Errno::last() == Errno::EINTR => continue,
-            _ => return Err(io::Error::last_os_error()),
-        }
-    }
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// A path on one line, whatever it holds.

@@ -49,7 +49,7 @@ pub fn before_start(
     seen: &mut Mark,
 ) -> Result<Start> {
     if let Some(max) = jitter {
-        let wait = max.mul_f64(fastrand::f64());
+        let wait = max.mul_f64(crate::random::fraction());
         tracing::debug!(wait_ms = wait.as_millis() as u64, "--jitter: waiting");
         if let Some(sig) = signals.wait_ending(seen, wait) {
             return Ok(Start::Stopped(sig));

@@ -135,7 +135,7 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
         history,
         metrics: config.metrics.clone().filter(|_| !config.dry_run),
         hold: config.hold_output.as_deref().map(Hold::new),
-        run_id: uuid::Uuid::new_v4().to_string(),
+        run_id: crate::random::uuid_v4(),
         started,
         clock: Instant::now(),
     }

@@ -475,12 +475,5 @@ fn strip_os_error(text: &str) -> String {
 
 /// This host's name, for the fail ping's message.
 fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname writes at most that much.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    match rc {
-        0 if end > 0 => String::from_utf8_lossy(&buf[..end]).into_owned(),
-        _ => "an unnamed host".to_owned(),
-    }
+    crate::host::name().unwrap_or_else(|| "an unnamed host".to_owned())
 }

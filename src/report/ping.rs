@@ -416,7 +416,7 @@ fn backoff(retry: u32) -> Duration {
     let exp = BASE_DELAY
         .saturating_mul(1 << (retry - 1).min(8))
         .min(MAX_DELAY);
-    exp.mul_f64(0.8 + 0.4 * fastrand::f64())
+    exp.mul_f64(0.8 + 0.4 * crate::random::fraction())
 }
 
 #[cfg(test)]

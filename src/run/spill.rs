@@ -166,7 +166,7 @@ fn unnamed_file(dir: &Path) -> io::Result<File> {
 fn named_then_unlinked(dir: &Path) -> io::Result<File> {
     let mut last = io::ErrorKind::AlreadyExists.into();
     for _ in 0..NAME_TRIES {
-        let name = format!(".crontap-run-{}", uuid::Uuid::new_v4().simple());
+        let name = format!(".crontap-run-{}", crate::random::hex()?);
         let path = dir.join(name);
         match create_exclusive(&path) {
             Ok(file) => {

@@ -48,9 +48,7 @@ pub use store::{Claim, Found, Lease, RETENTION, Store, Target};
 /// of who holds a lock; empty if it cannot be had.
 #[cfg(any(feature = "postgres", feature = "redis"))]
 pub(crate) fn host_name() -> String {
-    nix::unistd::gethostname()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    crate::host::name().unwrap_or_default()
 }
 
 /// The key a run uses, as the options ask for it.

@@ -129,7 +129,7 @@ impl PostgresStore {
                 ),
             };
             // Again only if a whole attempt still fits in the time left.
-            let pause = wait.mul_f64(0.5 + fastrand::f64());
+            let pause = wait.mul_f64(0.5 + crate::random::fraction());
             let next_ends = std::time::Instant::now() + pause + self.connect_timeout;
             if !busy || next_ends > deadline {
                 return Err(err);

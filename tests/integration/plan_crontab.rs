@@ -349,7 +349,7 @@ fn cron_tz_sets_the_zone_of_the_lines_after_it() {
 CRON_TZ=Europe/Berlin
 0 0 * * * /bin/true second
 CRON_TZ='America/New_York'
-0 * * * * /bin/true third
+0 0 * * * /bin/true third
 ";
     let out = Crontap::new()
         .args(["plan", "--json", "--crontab", "-"])
@@ -358,12 +358,24 @@ CRON_TZ='America/New_York'
     assert_eq!(out.code, 0, "{}", out.stderr);
     let list: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(list.len(), 3);
-    // The first in the system's zone; the second 25 hours in Berlin, the third 2 hours in
-    // New York (01:00 EDT to 02:00 EST).
+    // The first in the system's zone; the second 25 hours in Berlin (the last Sunday of
+    // October), the third in New York too (the first Sunday of November).
     assert_eq!(list[1]["tz"], "Europe/Berlin");
     assert_eq!(list[1]["periodMinutes"], 25 * 60);
+    assert!(
+        list[1]["longestGap"]["from"]
+            .as_str()
+            .unwrap()
+            .ends_with("+02:00")
+    );
     assert_eq!(list[2]["tz"], "America/New_York");
-    assert_eq!(list[2]["periodMinutes"], 120);
+    assert_eq!(list[2]["periodMinutes"], 25 * 60);
+    assert!(
+        list[2]["longestGap"]["from"]
+            .as_str()
+            .unwrap()
+            .ends_with("-04:00")
+    );
     assert_eq!(
         list[0]["tz"],
         list[0]["tz"].as_str().filter(|z| !z.is_empty()).unwrap()

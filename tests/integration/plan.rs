@@ -245,6 +245,16 @@ fn bad_input_is_a_usage_error_naming_the_option() {
         (&["--schedule", "@daily", "--system"], "--system"),
         (&["--crontab", ""], "--crontab"),
         (&["--crontab", "-", "--url-dir", ""], "--url-dir"),
+        (&["--crontab", "-", "--url-dir", "keys"], "--url-dir"),
+        (
+            &["--crontab", "-", "--url-dir", "/etc/x\n* * * * * evil"],
+            "--url-dir",
+        ),
+        (&["--crontab", "-", "--url-dir", "/etc/\r"], "--url-dir"),
+        (&["--schedule", "0 0 * * 8"], "--schedule"),
+        (&["--schedule", "@DAILY"], "--schedule"),
+        (&["--schedule", "0 0 1-5/2/2 * *"], "--schedule"),
+        (&["--schedule", "0 0 * * *", "--tz", ""], "--tz"),
         (&[], "--schedule"),
     ];
     for (args, option) in cases {

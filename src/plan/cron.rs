@@ -2,11 +2,14 @@
 //! month, month, day of week) with lists, ranges, steps and month and weekday names, and
 //! the `@` macros.
 //!
-//! Written here rather than taken from a crate: the crates that parse cron expressions
-//! work on chrono rather than jiff, and several read day-of-month and day-of-week as both
-//! having to match. Cronie's rule (crontab(5)) is that when both fields are restricted,
-//! that is neither starts with `*`, a day matches if *either* does; when one starts with
-//! `*` (`*/2` included), both must match.
+//! Written here rather than taken from a crate: most crates that parse cron expressions
+//! work on chrono rather than jiff; jiff-cron, the one on jiff, reads the format of the
+//! `cron` crate it was ported from (seconds first, an optional year: six or seven fields),
+//! not a crontab's five; and several read day-of-month and day-of-week as both having to
+//! match. Cronie's rule (crontab(5), and its `entry.c`) is that when both fields are
+//! restricted, that is neither starts with `*`, a day matches if *either* does; when one
+//! starts with `*` (`*/2` included), both must match. What cron does when the clocks change
+//! is in `gaps`.
 
 use std::fmt;
 

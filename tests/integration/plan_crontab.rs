@@ -512,6 +512,36 @@ fn the_system_crontab_format_and_its_shell() {
 }
 
 #[test]
+fn with_shell_bash_the_wrapped_job_runs_in_bash_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, record) = (dir.path().join("bin"), dir.path().join("record"));
+    stand_in(&bin);
+    std::fs::create_dir(&record).unwrap();
+    // bash syntax that /bin/sh (dash) would not read: cron runs these with bash, before
+    // and after, and so must the `-c` crontap-run is given.
+    let jobs = [
+        "0 * * * * [[ -d sub ]] && echo {a,b}.txt $'tab\\there'",
+        "0 * * * * shopt -s nullglob; echo none* end",
+        "0 * * * * declare -A m=([k]=v); echo ${m[k]} ${#m[@]}",
+    ];
+    let crontab = format!("SHELL=/bin/bash\n{}\n", jobs.join("\n"));
+    let out = plan_crontab(&crontab, &[]);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 1 + 2 * jobs.len(), "{}", out.stdout);
+    for (i, line) in jobs.iter().enumerate() {
+        let wrapped = lines[2 + 2 * i];
+        let before = run_as_cron(command_field(line), "/bin/bash", &bin, &record);
+        let after = run_as_cron(command_field(wrapped), "/bin/bash", &bin, &record);
+        assert_eq!(before.code, Some(0), "{line}: {before:?}");
+        assert_eq!(after, before, "{line}\n=> {wrapped}");
+        let args = std::fs::read(record.join("args")).unwrap();
+        let args: Vec<&[u8]> = args.split(|&b| b == 0).collect();
+        let command = cron_split(command_field(line)).0;
+        assert_eq!(args[5..8], [&b"/bin/bash"[..], b"-c", command.as_bytes()]);
+    }
+}
+
+#[test]
 fn a_bad_line_is_a_usage_error_naming_it() {
     let cases: &[(&str, &str)] = &[
         ("0 0 31 2 * /bin/true\n", "line 1"),

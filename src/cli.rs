@@ -72,7 +72,8 @@ pub struct PlanArgs {
     #[arg(long, conflicts_with = "schedule")]
     pub system: bool,
 
-    /// Directory of the wrapped jobs' URL files (`DIR/<job>.url`) [default: /etc/crontap].
+    /// Directory of the wrapped jobs' URL files (`DIR/<job>.url`), an absolute path
+    /// [default: /etc/crontap].
     #[arg(long, value_name = "DIR", conflicts_with = "schedule")]
     pub url_dir: Option<PathBuf>,
 

@@ -372,21 +372,14 @@ pub fn plan_config(args: PlanArgs, env: &Environment) -> Result<PlanConfig> {
         (None, Some(path)) if path.as_os_str().is_empty() => {
             bail!("--crontab must name a file, or - for standard input")
         }
-        (None, Some(_))
-            if args
-                .url_dir
-                .as_ref()
-                .is_some_and(|d| d.as_os_str().is_empty()) =>
-        {
-            bail!("--url-dir must not be empty")
-        }
         (None, Some(path)) => plan::Input::Crontab {
             path: (path.as_os_str() != "-").then_some(path),
             system: args.system,
             zone,
-            url_dir: args
-                .url_dir
-                .unwrap_or_else(|| PathBuf::from(plan::DEFAULT_URL_DIR)),
+            url_dir: match args.url_dir {
+                Some(dir) => plan_url_dir(dir)?,
+                None => PathBuf::from(plan::DEFAULT_URL_DIR),
+            },
         },
         (None, None) => bail!("plan needs --schedule or --crontab"),
     };
@@ -395,6 +388,22 @@ pub fn plan_config(args: PlanArgs, env: &Environment) -> Result<PlanConfig> {
         state_dir,
         json: args.json,
     })
+}
+
+/// `--url-dir`: a path written into every wrapped crontab line, so absolute (cron runs a
+/// job in its user's home directory) and UTF-8 text without control characters (a line
+/// feed would end the line and start another).
+fn plan_url_dir(dir: PathBuf) -> Result<PathBuf> {
+    match dir.to_str() {
+        Some(text) if text.chars().any(char::is_control) => {
+            bail!("--url-dir must not hold control characters")
+        }
+        Some(_) if dir.is_absolute() => Ok(dir),
+        Some(_) => {
+            bail!("--url-dir must be an absolute path (cron runs jobs in their home directory)")
+        }
+        None => bail!("--url-dir must be UTF-8 text"),
+    }
 }
 
 /// `--body-max` when not given: the most a self-hosted Healthchecks keeps by default.

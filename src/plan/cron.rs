@@ -2,11 +2,14 @@
 //! month, month, day of week) with lists, ranges, steps and month and weekday names, and
 //! the `@` macros.
 //!
-//! Written here rather than taken from a crate: the crates that parse cron expressions
-//! work on chrono rather than jiff, and several read day-of-month and day-of-week as both
-//! having to match. Cronie's rule (crontab(5)) is that when both fields are restricted,
-//! that is neither starts with `*`, a day matches if *either* does; when one starts with
-//! `*` (`*/2` included), both must match.
+//! Written here rather than taken from a crate: most crates that parse cron expressions
+//! work on chrono rather than jiff; jiff-cron, the one on jiff, reads the format of the
+//! `cron` crate it was ported from (seconds first, an optional year: six or seven fields),
+//! not a crontab's five; and several read day-of-month and day-of-week as both having to
+//! match. Cronie's rule (crontab(5), and its `entry.c`) is that when both fields are
+//! restricted, that is neither starts with `*`, a day matches if *either* does; when one
+//! starts with `*` (`*/2` included), both must match. What cron does when the clocks change
+//! is in `gaps`.
 
 use std::fmt;
 
@@ -29,6 +32,10 @@ pub struct Schedule {
     dom_star: bool,
     /// The day-of-week field starts with `*`.
     dow_star: bool,
+    /// The minute or the hour field starts with `*` (`@hourly` too): cronie's and Debian
+    /// cron's "wildcard" job, which runs again in an hour the clocks repeat; a job at fixed
+    /// times runs once.
+    pub wildcard: bool,
 }
 
 /// Why a schedule cannot be read; the caller names the option or line.
@@ -146,6 +153,7 @@ impl Schedule {
             weekdays: (weekdays & 0x7f) as u8,
             dom_star: dom.starts_with('*'),
             dow_star: dow.starts_with('*'),
+            wildcard: minute.starts_with('*') || hour.starts_with('*'),
         })
     }
 
@@ -240,9 +248,12 @@ fn value(field: &Field, text: &str) -> Result<u32, ParseError> {
     }
 }
 
+/// Digits only; leading zeros are allowed, as cronie's `atoi` reads them (`007` is 7).
 fn number(text: &str) -> Option<u32> {
-    match !text.is_empty() && text.len() <= 4 && text.bytes().all(|b| b.is_ascii_digit()) {
-        true => text.parse().ok(),
+    let digits = text.trim_start_matches('0');
+    let all_digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    match all_digits && digits.len() <= 4 {
+        true => Some(digits.parse().unwrap_or(0)),
         false => None,
     }
 }
@@ -284,6 +295,36 @@ mod tests {
         assert_eq!(parse("0 0 * * 7").weekdays, 1);
         assert_eq!(parse("0 0 * * 5-7").weekdays, 1 | 1 << 5 | 1 << 6);
         assert_eq!(parse("0 0 * * sat,sun").weekdays, 1 | 1 << 6);
+    }
+
+    #[test]
+    fn leading_zeros_as_cronie_reads_them() {
+        assert_eq!(parse("00 09 007 01 0005"), parse("0 9 7 1 5"));
+        assert_eq!(parse("0 0 1-00031/0002 * *"), parse("0 0 1-31/2 * *"));
+        assert!(err("0 0 00032 * *").contains("day of month 00032 is out of range"));
+    }
+
+    #[test]
+    fn wildcard_jobs() {
+        // cronie's MIN_STAR or HR_STAR: the first character of either field is `*`.
+        for wildcard in [
+            "* 3 * * *",
+            "*/15 * * * *",
+            "0 * * * *",
+            "0 */2 * * *",
+            "@hourly",
+        ] {
+            assert!(parse(wildcard).wildcard, "{wildcard}");
+        }
+        for fixed in [
+            "0 3 * * *",
+            "0-59 0-23 * * *",
+            "5,*/2 3 * * *",
+            "@daily",
+            "@weekly",
+        ] {
+            assert!(!parse(fixed).wildcard, "{fixed}");
+        }
     }
 
     #[test]

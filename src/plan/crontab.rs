@@ -48,7 +48,14 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
     let mut settings = Settings {
         zone: options.zone.clone(),
         shell: None,
-        names: Vec::new(),
+        // The names wrapped lines have, wherever they are: no job wrapped now may have them.
+        names: text
+            .lines()
+            .filter_map(|line| {
+                let entry = job_line(line, options.system).ok()??;
+                shell::wrapped_job(&shell::unescape(shell::split_input(entry.command).0))?
+            })
+            .collect(),
     };
     let mut out = Rewritten {
         text: String::with_capacity(text.len() * 2),
@@ -82,31 +89,21 @@ fn rewrite_line(
     settings: &mut Settings,
     plan: &PlanJob,
 ) -> Result<Option<(String, Planned)>> {
-    let trimmed = line.trim_start_matches([' ', '\t']);
-    let Some(first) = trimmed.chars().next() else {
-        return Ok(None);
-    };
-    if first == '#' {
-        return Ok(None);
+    if line.contains('\0') {
+        return Err(anyhow!("a NUL byte, at which cron would cut the line"));
     }
-    if !(first.is_ascii_digit() || "*@-".contains(first)) {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    if is_variable(trimmed) {
         variable(trimmed, settings)?;
         return Ok(None);
     }
-    let Some(entry) = Entry::split(line, options.system)? else {
+    let Some(entry) = job_line(line, options.system)? else {
         return Ok(None);
     };
     let schedule = Schedule::parse(entry.schedule).map_err(|e| anyhow!("{e}"))?;
     let (written, input) = shell::split_input(entry.command);
     let command = shell::unescape(written);
-    if shell::runs_crontap_run(&command) {
-        // Its name is taken: no job wrapped now may have it too.
-        let mut words = command.split([' ', '\t']).filter(|w| !w.is_empty());
-        if words.any(|w| w == "--job")
-            && let Some(name) = words.next()
-        {
-            settings.names.push(name.to_owned());
-        }
+    if shell::wrapped_job(&command).is_some() {
         return Ok(None);
     }
     let (argv, shown) = match shell::simple_words(&command) {
@@ -170,13 +167,43 @@ impl Settings {
     }
 }
 
+/// The job on a line that is neither blank, a comment nor a variable line; `None` for
+/// those and for `@reboot`. A line that is none of these is an error, as cron refuses it.
+fn job_line(line: &str, system: bool) -> Result<Option<Entry<'_>>> {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    let Some(first) = trimmed.chars().next() else {
+        return Ok(None);
+    };
+    if first == '#' || is_variable(trimmed) {
+        return Ok(None);
+    }
+    if !(first.is_ascii_digit() || "*@-".contains(first)) {
+        return Err(anyhow!(
+            "neither a job, a variable nor a comment (cron would refuse the crontab)"
+        ));
+    }
+    Entry::split(line, system)
+}
+
+/// Whether cron reads `line` (blanks before it removed) as a variable line, which it tries
+/// before a job (cronie's `load_env`): a name, quoted or up to a blank or `=`, then blanks
+/// and `=`.
+fn is_variable(line: &str) -> bool {
+    let after_name = match line.chars().next() {
+        Some(quote @ ('"' | '\'')) => match line[1..].find(quote) {
+            Some(end) if !line[1..1 + end].contains('=') => &line[end + 2..],
+            _ => return false,
+        },
+        _ => line.trim_start_matches(|c: char| !matches!(c, ' ' | '\t' | '=')),
+    };
+    after_name.trim_start_matches([' ', '\t']).starts_with('=')
+}
+
 /// A variable line, `NAME = value` (either side optionally quoted, as cron reads it):
 /// `CRON_TZ` and `SHELL` are noted.
 fn variable(line: &str, settings: &mut Settings) -> Result<()> {
     let Some((name, value)) = line.split_once('=') else {
-        return Err(anyhow!(
-            "neither a job, a variable nor a comment (cron would refuse the crontab)"
-        ));
+        return Ok(());
     };
     let unquote = |s: &str| {
         let s = s.trim();

@@ -8,9 +8,12 @@
 //! the longest of all). Only the days a clock change touches have every start turned into
 //! an instant (by the offsets before and after the change, so without a time zone look-up
 //! each): a time the clock skips is no start (cron's catch-up of such a job is not
-//! counted on, so the gap it leaves is the longer one), and a time the clock repeats is one
-//! start, at its first pass (cron runs a job at a fixed time once; taking the first pass
-//! keeps the gap after it the longer one, so the period never comes out too short).
+//! counted on, so the gap it leaves is the longer one). A time the clock repeats is one
+//! start, at its first pass, for a job at fixed times (cronie and Debian's cron run it
+//! once; taking the first pass keeps the gap after it the longer one, so the period never
+//! comes out too short); for a "wildcard" job, whose minute or hour field starts with `*`,
+//! it is a start at both passes, since those crons run such a job again in the repeated
+//! hour (an hourly job stays an hour apart the night the clocks go back).
 //!
 //! The horizon is [`HORIZON_DAYS`] (28 years) from the first day, and on to the first start
 //! after it: from 1901 to 2099 the Gregorian calendar repeats every 28 years (weekdays and
@@ -76,6 +79,11 @@ pub fn compute(schedule: &Schedule, zone: &TimeZone, first_day: Date) -> Result<
         if schedule.fires_on(day) {
             walk.horizon_passed = n >= HORIZON_DAYS;
             match changes.peek() {
+                Some((d, Some(change)))
+                    if *d == day && schedule.wildcard && change.after < change.before =>
+                {
+                    walk.both_passes(day, &times, *change)
+                }
                 Some((d, change)) if *d == day => walk.every_start(zone, day, &times, *change),
                 _ => walk.plain_day(zone, day, &times, &inside),
             }
@@ -131,12 +139,15 @@ impl Change {
     /// The first instant at which the clock shows `local` (seconds since 1970-01-01T00:00
     /// on the clock face) on a day with this change and no other; `None` if it skips it.
     fn first_instant(&self, local: i64) -> Option<i64> {
+        self.instants(local).min()
+    }
+
+    /// Every instant at which the clock shows `local` on such a day: none if the change
+    /// skips it, two if it repeats it (the first before the change).
+    fn instants(&self, local: i64) -> impl Iterator<Item = i64> {
         let before = Some(local - self.before).filter(|&t| t < self.at);
         let after = Some(local - self.after).filter(|&t| t >= self.at);
-        match (before, after) {
-            (Some(b), Some(a)) => Some(b.min(a)),
-            (one, other) => one.or(other),
-        }
+        before.into_iter().chain(after)
     }
 }
 
@@ -268,6 +279,27 @@ impl Walk {
                     let civil = day.at(time.0, time.1, 0, 0);
                     self.skipped.get_or_insert(civil);
                 }
+            }
+        }
+    }
+
+    /// A day on which the clocks go back, for a wildcard job: every start at each pass of
+    /// its time, in the order they happen (nothing is skipped going back).
+    fn both_passes(&mut self, day: Date, times: &[(i8, i8)], change: Change) {
+        let Ok(midnight) = Offset::UTC.to_timestamp(day.at(0, 0, 0, 0)) else {
+            return;
+        };
+        let mut starts: Vec<i64> = times
+            .iter()
+            .flat_map(|&(hour, minute)| {
+                let local = midnight.as_second() + i64::from(hour) * 3600 + i64::from(minute) * 60;
+                change.instants(local)
+            })
+            .collect();
+        starts.sort_unstable();
+        for at in starts {
+            if let Ok(at) = Timestamp::from_second(at) {
+                self.start(at);
             }
         }
     }

@@ -65,14 +65,69 @@ fn a_time_the_clock_skips_is_no_start() {
 }
 
 #[test]
-fn a_repeated_time_counts_at_its_first_pass() {
+fn a_repeated_time_counts_at_its_first_pass_for_a_job_at_fixed_times() {
+    let g = gaps("30 2 * * *", "Europe/Berlin");
+    // 2027-10-31 shows 02:30 twice; the job runs at the first (CEST), so Sunday to Monday
+    // is 25 hours, and no gap is the hour between the two passes.
+    assert_eq!(g.shortest_seconds, 24 * HOUR);
+    // New York repeats 01:00 to 02:00 on Sunday 2027-11-07 (and skips 02:00 to 03:00 on
+    // Sunday 2027-03-14, which 01:30 is not in). Sunday 2027-10-31 01:30 EDT to Sunday
+    // 2027-11-07 01:30 EDT (first pass) is 7 days; then to 2027-11-14 01:30 EST, 7 days and
+    // an hour; 2027-03-14 01:30 EST to 2027-03-21 01:30 EDT is 7 days less an hour.
+    let g = gaps("30 1 * * 0", "America/New_York");
+    assert_eq!(g.longest.from, at("2027-11-07T01:30:00-04:00"));
+    assert_eq!(g.longest.to, at("2027-11-14T01:30:00-05:00"));
+    assert_eq!(g.longest.seconds(), 7 * DAY + HOUR);
+    assert_eq!(g.shortest_seconds, 7 * DAY - HOUR);
+}
+
+#[test]
+fn a_wildcard_job_runs_at_both_passes_of_a_repeated_time() {
+    // cronie runs a job whose minute or hour field starts with `*` again in the hour the
+    // clocks repeat: 02:45 CEST, then 02:00 CET a quarter of an hour later.
     let g = gaps("*/15 * * * *", "Europe/Berlin");
-    // 2027-10-31: 02:45 CEST, then the clock goes back to 02:00; 02:00 to 02:45 were
-    // passed already, so the next start is 03:00 CET, 75 minutes later.
-    assert_eq!(g.longest.from, at("2027-10-31T02:45:00+02:00"));
-    assert_eq!(g.longest.to, at("2027-10-31T03:00:00+01:00"));
-    assert_eq!(g.longest.seconds(), 75 * 60);
+    assert_eq!(g.longest.seconds(), 15 * 60);
     assert_eq!(g.shortest_seconds, 15 * 60);
+    // Hourly: 02:00 CEST, 02:00 CET, 03:00 CET, an hour apart each; going forward, 01:00
+    // CET to 03:00 CEST is an hour too.
+    for hourly in ["0 * * * *", "@hourly"] {
+        let g = gaps(hourly, "Europe/Berlin");
+        assert_eq!((g.longest.seconds(), g.shortest_seconds), (HOUR, HOUR));
+    }
+    // Only in the hour: 02:00, 02:20, 02:40 CEST, then the same in CET, 20 minutes apart.
+    let g = gaps("*/20 2 * * *", "Europe/Berlin");
+    assert_eq!(g.shortest_seconds, 20 * 60);
+    // The longest: Saturday 2027-03-27 02:40 CET to Monday 2027-03-29 02:00 CEST, Sunday's
+    // 02:00 to 02:40 skipped: 47 hours less 40 minutes.
+    assert_eq!(g.longest.from, at("2027-03-27T02:40:00+01:00"));
+    assert_eq!(g.longest.to, at("2027-03-29T02:00:00+02:00"));
+    assert_eq!(g.longest.seconds(), 47 * HOUR - 40 * 60);
+}
+
+#[test]
+fn southern_hemisphere_and_half_hour_changes() {
+    // Sydney: back an hour on the first Sunday of April (2027-04-04), forward on the first
+    // Sunday of October (2027-10-03).
+    let g = gaps("0 0 * * *", "Australia/Sydney");
+    assert_eq!(g.longest.from, at("2027-04-04T00:00:00+11:00"));
+    assert_eq!(g.longest.to, at("2027-04-05T00:00:00+10:00"));
+    assert_eq!(
+        (g.longest.seconds(), g.shortest_seconds),
+        (25 * HOUR, 23 * HOUR)
+    );
+    // Lord Howe Island: half an hour, on the same Sundays.
+    let g = gaps("0 0 * * *", "Australia/Lord_Howe");
+    assert_eq!(g.longest.from, at("2027-04-04T00:00:00+11:00"));
+    assert_eq!(g.longest.to, at("2027-04-05T00:00:00+10:30"));
+    assert_eq!(g.longest.seconds(), 24 * HOUR + 30 * 60);
+    assert_eq!(g.shortest_seconds, 23 * HOUR + 30 * 60);
+    // New York: back on the first Sunday of November (2027-11-07).
+    let g = gaps("0 0 * * *", "America/New_York");
+    assert_eq!(g.longest.from, at("2027-11-07T00:00:00-04:00"));
+    assert_eq!(g.longest.to, at("2027-11-08T00:00:00-05:00"));
+    // São Paulo has kept its clocks since 2019.
+    let g = gaps("0 0 * * *", "America/Sao_Paulo");
+    assert_eq!((g.longest.seconds(), g.shortest_seconds), (DAY, DAY));
 }
 
 #[test]
@@ -102,6 +157,18 @@ fn leap_day_every_four_years() {
     assert_eq!(g.longest.from, at("2028-02-29T00:00:00Z"));
     assert_eq!(g.longest.to, at("2032-02-29T00:00:00Z"));
     assert_eq!(g.longest.seconds(), 1461 * DAY);
+}
+
+#[test]
+fn no_leap_day_in_2100() {
+    // Planned in 2090: 2092 and 2096 are leap years, 2100 is not (divisible by 100, not
+    // by 400), so 29 February 2096 to 29 February 2104 is 8 years with one leap day.
+    let schedule = Schedule::parse("0 0 29 2 *").unwrap();
+    let g = compute(&schedule, &zone("UTC"), date(2090, 1, 1)).unwrap();
+    assert_eq!(g.longest.from, at("2096-02-29T00:00:00Z"));
+    assert_eq!(g.longest.to, at("2104-02-29T00:00:00Z"));
+    assert_eq!(g.longest.seconds(), (8 * 365 + 1) * DAY);
+    assert_eq!(g.shortest_seconds, 1461 * DAY);
 }
 
 #[test]

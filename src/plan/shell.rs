@@ -60,12 +60,84 @@ fn plain(c: char) -> bool {
 /// Shell builtins and keywords: a command starting with one needs the shell (some exist as
 /// programs too, `echo` or `test`, but behave differently there).
 const SHELL_WORDS: &[&str] = &[
-    ".", ":", "[", "[[", "alias", "bg", "break", "builtin", "case", "cd", "command", "continue",
-    "declare", "do", "done", "echo", "elif", "else", "esac", "eval", "exec", "exit", "export",
-    "false", "fg", "fi", "for", "function", "getopts", "hash", "if", "in", "jobs", "kill", "let",
-    "local", "printf", "pwd", "read", "readonly", "return", "select", "set", "shift", "source",
-    "test", "then", "time", "times", "trap", "true", "type", "typeset", "ulimit", "umask",
-    "unalias", "unset", "until", "wait", "while",
+    ".",
+    ":",
+    "[",
+    "[[",
+    "alias",
+    "bg",
+    "break",
+    "builtin",
+    "case",
+    "cd",
+    "command",
+    "continue",
+    "declare",
+    "do",
+    "done",
+    "echo",
+    "elif",
+    "else",
+    "esac",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "false",
+    "fg",
+    "fi",
+    "for",
+    "function",
+    "getopts",
+    "hash",
+    "if",
+    "in",
+    "jobs",
+    "kill",
+    "let",
+    "local",
+    "printf",
+    "pwd",
+    "read",
+    "readonly",
+    "return",
+    "select",
+    "set",
+    "shift",
+    "source",
+    "test",
+    "then",
+    "time",
+    "times",
+    "trap",
+    "true",
+    "type",
+    "typeset",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "until",
+    "wait",
+    "while",
+    // bash's, for a crontab that sets SHELL=/bin/bash.
+    "caller",
+    "compgen",
+    "complete",
+    "compopt",
+    "coproc",
+    "dirs",
+    "disown",
+    "enable",
+    "help",
+    "history",
+    "logout",
+    "mapfile",
+    "popd",
+    "pushd",
+    "readarray",
+    "shopt",
+    "suspend",
 ];
 
 /// The words of `command` if it is a simple command, which crontap-run can run without a
@@ -92,11 +164,40 @@ pub fn quote(text: &str) -> String {
     }
 }
 
-/// The first word of `command`, if it is a program called crontap-run: the line is
-/// wrapped already.
-pub fn runs_crontap_run(command: &str) -> bool {
-    let first = command.split([' ', '\t']).find(|w| !w.is_empty());
-    first.is_some_and(|w| w.rsplit('/').next() == Some("crontap-run"))
+/// Whether `command` runs a program called crontap-run (after any `NAME=value` words): the
+/// line is wrapped already. With the `--job` it gives (`--job NAME` or `--job=NAME`, before
+/// `--`), if any.
+pub fn wrapped_job(command: &str) -> Option<Option<String>> {
+    let mut words = command
+        .split([' ', '\t'])
+        .filter(|w| !w.is_empty())
+        .skip_while(|w| is_assignment(w));
+    let first = words.next()?;
+    if first.rsplit('/').next() != Some("crontap-run") {
+        return None;
+    }
+    let mut words = words.take_while(|w| *w != "--");
+    while let Some(word) = words.next() {
+        if let Some(name) = word.strip_prefix("--job=") {
+            return Some(Some(name.to_owned()));
+        }
+        if word == "--job" {
+            return Some(words.next().map(str::to_owned));
+        }
+    }
+    Some(None)
+}
+
+/// `NAME=value`, a variable assignment before a command.
+fn is_assignment(word: &str) -> bool {
+    let Some((name, _)) = word.split_once('=') else {
+        return false;
+    };
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -178,11 +279,23 @@ mod tests {
 
     #[test]
     fn already_wrapped() {
-        assert!(runs_crontap_run("crontap-run -- a"));
-        assert!(runs_crontap_run(
-            "  /usr/local/bin/crontap-run --job x -- a"
-        ));
-        assert!(!runs_crontap_run("crontap-runner a"));
-        assert!(!runs_crontap_run("a crontap-run"));
+        assert_eq!(wrapped_job("crontap-run -- a"), Some(None));
+        assert_eq!(
+            wrapped_job("  /usr/local/bin/crontap-run -q --job x -- a --job y"),
+            Some(Some("x".to_owned()))
+        );
+        assert_eq!(
+            wrapped_job("crontap-run --job=nightly -- a"),
+            Some(Some("nightly".to_owned()))
+        );
+        assert_eq!(
+            wrapped_job("CRONTAP_STATE_DIR=/x _A1=2 crontap-run\t--job\tz -- a"),
+            Some(Some("z".to_owned()))
+        );
+        assert_eq!(wrapped_job("crontap-run -- b --job c"), Some(None));
+        assert_eq!(wrapped_job("crontap-runner a"), None);
+        assert_eq!(wrapped_job("a crontap-run"), None);
+        assert_eq!(wrapped_job("1X=2 crontap-run -- a"), None);
+        assert_eq!(wrapped_job(""), None);
     }
 }

@@ -65,6 +65,14 @@ fn weekday_job_in_berlin_covers_the_weekend_the_clocks_go_back() {
     assert_eq!(from, (Weekday::Friday, "09:00".into(), "+02:00".into()));
     assert_eq!(to, (Weekday::Monday, "09:00".into(), "+01:00".into()));
     assert_eq!(minutes_between(&gap["from"], &gap["to"]), 3 * 1440 + 60);
+    let mut gap_fields: Vec<&str> = gap
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    gap_fields.sort();
+    assert_eq!(gap_fields, ["from", "minutes", "to"]);
     let fields: Vec<&String> = p.as_object().unwrap().keys().collect();
     let mut expected = [
         "name",
@@ -124,11 +132,25 @@ fn periods_follow_the_calendar() {
         ("0 0 * * *", "Europe/Berlin", 25 * 60, 23 * 60),
         // 02:30 does not exist the night the clocks go forward: two days less an hour.
         ("30 2 * * *", "Europe/Berlin", 47 * 60, 24 * 60),
-        // Every 15 minutes: 02:00 to 02:45 counted at their first pass, so 02:45 CEST to
-        // 03:00 CET.
-        ("*/15 * * * *", "Europe/Berlin", 75, 15),
-        // Hourly in New York: 01:00 EDT to 02:00 EST, the hour repeated once.
-        ("0 * * * *", "America/New_York", 120, 60),
+        // Every 15 minutes, hourly: cron runs a job whose minute or hour field starts with
+        // `*` again in the hour the clocks repeat, so they stay 15 minutes and an hour apart.
+        ("*/15 * * * *", "Europe/Berlin", 15, 15),
+        ("0 * * * *", "Europe/Berlin", 60, 60),
+        ("0 * * * *", "America/New_York", 60, 60),
+        // At a fixed time in the repeated hour (01:00 to 02:00 on the first Sunday of
+        // November in New York), once, at the first pass: Sunday 01:30 EDT to Monday
+        // 01:30 EST is 25 hours.
+        ("30 1 * * *", "America/New_York", 25 * 60, 23 * 60),
+        // The southern hemisphere: Sydney's clocks go back in April, forward in October.
+        ("0 0 * * *", "Australia/Sydney", 25 * 60, 23 * 60),
+        // Leading zeros, as cron reads them: the 7th of each month.
+        ("00 00 007 * *", "UTC", 31 * 1440, 28 * 1440),
+        // Names in any case, a range with a step: the 1st, 4th, 7th and 10th of every month;
+        // the 10th to the 1st after a 31-day month is 22 days.
+        ("0 0 1-10/3 JAN-dec *", "UTC", 22 * 1440, 3 * 1440),
+        // From the 10th of March to the 1st of January: 22 + 30 + 31 + 30 + 31 + 31 + 30 +
+        // 31 + 30 + 31 days.
+        ("0 0 1-10/3 Jan-MAR *", "UTC", 297 * 1440, 3 * 1440),
         // Lord Howe Island changes its clocks by half an hour.
         ("0 0 * * *", "Australia/Lord_Howe", 1470, 1410),
         // Yearly: 365 or 366 days.
@@ -223,6 +245,16 @@ fn bad_input_is_a_usage_error_naming_the_option() {
         (&["--schedule", "@daily", "--system"], "--system"),
         (&["--crontab", ""], "--crontab"),
         (&["--crontab", "-", "--url-dir", ""], "--url-dir"),
+        (&["--crontab", "-", "--url-dir", "keys"], "--url-dir"),
+        (
+            &["--crontab", "-", "--url-dir", "/etc/x\n* * * * * evil"],
+            "--url-dir",
+        ),
+        (&["--crontab", "-", "--url-dir", "/etc/\r"], "--url-dir"),
+        (&["--schedule", "0 0 * * 8"], "--schedule"),
+        (&["--schedule", "@DAILY"], "--schedule"),
+        (&["--schedule", "0 0 1-5/2/2 * *"], "--schedule"),
+        (&["--schedule", "0 0 * * *", "--tz", ""], "--tz"),
         (&[], "--schedule"),
     ];
     for (args, option) in cases {

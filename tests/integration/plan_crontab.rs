@@ -62,6 +62,8 @@ fn cron_input(rest: &str) -> Vec<u8> {
 
 /// The command field of a job line: after the schedule (five fields, or one `@` macro).
 fn command_field(line: &str) -> &str {
+    // cronie's `-` before the schedule (the job is not logged).
+    let line = line.strip_prefix('-').unwrap_or(line);
     let fields = if line.starts_with('@') { 1 } else { 5 };
     let mut rest = line;
     for _ in 0..fields {
@@ -189,6 +191,27 @@ const JOBS: &[(&str, Option<&[&str]>)] = &[
     ("@daily sort -r%b%a%c", Some(&["sort", "-r"])),
     (r"@daily /bin/cat%percent \% kept\%", Some(&["/bin/cat"])),
     (r"@hourly /bin/echo trailing backslash \\", None),
+    (
+        "-0 9 * * 1-5 /bin/echo quiet   ",
+        Some(&["/bin/echo", "quiet"]),
+    ),
+    (
+        "0 0 * * *\t/bin/echo\tafter a tab",
+        Some(&["/bin/echo", "after", "a", "tab"]),
+    ),
+    ("0 0 * * * wc -l%a%%b%", Some(&["wc", "-l"])),
+    (
+        r#"0 0 * * * echo $0 $# "$HOME" "it's" 'say "hi"' a\ b"#,
+        None,
+    ),
+    ("0 0 * * * /bin/echo héllo wörld", None),
+    ("0 0 * * * case x in x) echo matched;; esac", None),
+    (
+        "0 0 * * * if [ -f a.txt ]; then echo yes; else echo no; fi",
+        None,
+    ),
+    ("0 0 * * * cat < a.txt > copy.txt 2> /dev/null", None),
+    (r"0 0 * * * echo '100\%' \\\% 50%", None),
 ];
 
 /// Writes the stand-in into a fresh directory.
@@ -218,7 +241,9 @@ fn every_wrapped_job_does_what_it_did() {
     let record = dir.path().join("record");
     std::fs::create_dir(&record).unwrap();
     let crontab: String = JOBS.iter().map(|(line, _)| format!("{line}\n")).collect();
-    let out = plan_crontab(&crontab, &["--url-dir", "/etc/crontap keys"]);
+    // A quote, a `%` and a blank in the URL directory: quoted and escaped in the line.
+    let url_dir = "/etc/cron'tap 100% keys";
+    let out = plan_crontab(&crontab, &["--url-dir", url_dir]);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 2 * JOBS.len(), "{}", out.stdout);
     let mut names = Vec::new();
@@ -254,7 +279,7 @@ fn every_wrapped_job_does_what_it_did() {
         assert_eq!(args[0], "--job", "{wrapped}");
         assert_eq!(
             args[2..5],
-            ["--url-file", &format!("/etc/crontap keys/{name}.url"), "--"]
+            ["--url-file", &format!("{url_dir}/{name}.url"), "--"]
         );
         let (command, input) = cron_split(command_field(line));
         let expected: Vec<String> = match simple {
@@ -343,13 +368,50 @@ fn a_name_an_already_wrapped_line_has_is_not_given_again() {
 }
 
 #[test]
+fn variable_lines_as_cron_reads_them_and_names_taken_further_down() {
+    let job = "0 9 * * 1-5 /opt/import/run.sh --full\n";
+    let alone = plan_crontab(job, &[]);
+    let name = alone
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .nth(7)
+        .unwrap();
+    // cron tries a variable line first: a name (quoted, or up to a blank or `=`), blanks,
+    // `=`; even one that starts with a digit. A name a wrapped line further down has (as
+    // `--job=NAME`, after an assignment) is not given to a job above it.
+    let crontab = format!(
+        "9LIVES = cat\n\"QUOTED\" = 'a value'\n{job}\
+         0 1 * * * CRONTAP_STATE_DIR=/var/lib/x crontap-run --job={name} -- /opt/import/run.sh --full\n"
+    );
+    let out = plan_crontab(&crontab, &[]);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let given: Vec<&str> = crontab.lines().collect();
+    assert_eq!(lines.len(), 5, "{}", out.stdout);
+    assert_eq!(lines[..2], given[..2]);
+    assert!(
+        lines[2].contains(&format!("heartbeat {name}-2:")),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].contains(&format!("--job {name}-2 ")),
+        "{}",
+        lines[3]
+    );
+    assert_eq!(lines[4], given[3], "already wrapped: unchanged");
+}
+
+#[test]
 fn cron_tz_sets_the_zone_of_the_lines_after_it() {
     let crontab = "\
 0 0 * * * /bin/true first
 CRON_TZ=Europe/Berlin
 0 0 * * * /bin/true second
 CRON_TZ='America/New_York'
-0 * * * * /bin/true third
+0 0 * * * /bin/true third
 ";
     let out = Crontap::new()
         .args(["plan", "--json", "--crontab", "-"])
@@ -358,12 +420,24 @@ CRON_TZ='America/New_York'
     assert_eq!(out.code, 0, "{}", out.stderr);
     let list: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(list.len(), 3);
-    // The first in the system's zone; the second 25 hours in Berlin, the third 2 hours in
-    // New York (01:00 EDT to 02:00 EST).
+    // The first in the system's zone; the second 25 hours in Berlin (the last Sunday of
+    // October), the third in New York too (the first Sunday of November).
     assert_eq!(list[1]["tz"], "Europe/Berlin");
     assert_eq!(list[1]["periodMinutes"], 25 * 60);
+    assert!(
+        list[1]["longestGap"]["from"]
+            .as_str()
+            .unwrap()
+            .ends_with("+02:00")
+    );
     assert_eq!(list[2]["tz"], "America/New_York");
-    assert_eq!(list[2]["periodMinutes"], 120);
+    assert_eq!(list[2]["periodMinutes"], 25 * 60);
+    assert!(
+        list[2]["longestGap"]["from"]
+            .as_str()
+            .unwrap()
+            .ends_with("-04:00")
+    );
     assert_eq!(
         list[0]["tz"],
         list[0]["tz"].as_str().filter(|z| !z.is_empty()).unwrap()
@@ -438,6 +512,36 @@ fn the_system_crontab_format_and_its_shell() {
 }
 
 #[test]
+fn with_shell_bash_the_wrapped_job_runs_in_bash_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, record) = (dir.path().join("bin"), dir.path().join("record"));
+    stand_in(&bin);
+    std::fs::create_dir(&record).unwrap();
+    // bash syntax that /bin/sh (dash) would not read: cron runs these with bash, before
+    // and after, and so must the `-c` crontap-run is given.
+    let jobs = [
+        "0 * * * * [[ -d sub ]] && echo {a,b}.txt $'tab\\there'",
+        "0 * * * * shopt -s nullglob; echo none* end",
+        "0 * * * * declare -A m=([k]=v); echo ${m[k]} ${#m[@]}",
+    ];
+    let crontab = format!("SHELL=/bin/bash\n{}\n", jobs.join("\n"));
+    let out = plan_crontab(&crontab, &[]);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 1 + 2 * jobs.len(), "{}", out.stdout);
+    for (i, line) in jobs.iter().enumerate() {
+        let wrapped = lines[2 + 2 * i];
+        let before = run_as_cron(command_field(line), "/bin/bash", &bin, &record);
+        let after = run_as_cron(command_field(wrapped), "/bin/bash", &bin, &record);
+        assert_eq!(before.code, Some(0), "{line}: {before:?}");
+        assert_eq!(after, before, "{line}\n=> {wrapped}");
+        let args = std::fs::read(record.join("args")).unwrap();
+        let args: Vec<&[u8]> = args.split(|&b| b == 0).collect();
+        let command = cron_split(command_field(line)).0;
+        assert_eq!(args[5..8], [&b"/bin/bash"[..], b"-c", command.as_bytes()]);
+    }
+}
+
+#[test]
 fn a_bad_line_is_a_usage_error_naming_it() {
     let cases: &[(&str, &str)] = &[
         ("0 0 31 2 * /bin/true\n", "line 1"),
@@ -445,6 +549,8 @@ fn a_bad_line_is_a_usage_error_naming_it() {
         ("CRON_TZ=Nowhere/Else\n0 0 * * * /bin/true\n", "CRON_TZ"),
         ("0 0 * * *\n", "line 1"),
         ("just some words\n", "line 1"),
+        ("@daily /bin/true\n0 0 * * * /bin/echo a\0b\n", "line 2"),
+        ("0 0 * * * /bin/true\nMAILTO\n", "line 2"),
     ];
     for (crontab, named) in cases {
         let out = Crontap::new()

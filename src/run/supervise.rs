@@ -32,6 +32,7 @@ use tokio::sync::watch;
 
 use crate::run::descriptors;
 use crate::run::exec;
+use crate::run::group::Group;
 use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
 use crate::run::lifeline::Lifeline;
@@ -41,7 +42,8 @@ use crate::run::reap;
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
 use crate::run::tail::Kept;
 use crate::run::terminal::{self, Terminal};
-use crate::run::watch::{Ending, Event, Stop, Watch};
+use crate::run::watch::{Action, Ending, Event, Probe, Stop, Watch};
+pub use crate::run::watch::{LeaseDeadline, Limits};
 
 /// How often the group of an exited leader is looked at during a stop (see `group`).
 const GROUP_CHECK: Duration = Duration::from_millis(100);
@@ -79,32 +81,6 @@ pub struct Hooks<'a> {
     /// It has ended (or could not start): how, without its output, which is yet to be
     /// drained.
     pub ended: &'a dyn Fn(&Finished),
-}
-
-/// By when a command whose run holds a lease must be gone (SIGKILL then), and the most
-/// time SIGTERM may be given before that: less than `--kill-after` when the lease is too
-/// short for it, so that a renewal that comes in time always cancels the stop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LeaseDeadline {
-    pub gone_by: Instant,
-    pub max_grace: Duration,
-}
-
-impl LeaseDeadline {
-    /// When SIGTERM goes out, given `--kill-after`.
-    pub fn stop_at(&self, kill_after: Duration) -> Instant {
-        let grace = kill_after.min(self.max_grace);
-        self.gone_by.checked_sub(grace).unwrap_or(self.gone_by)
-    }
-}
-
-/// `--timeout` and `--kill-after`, and the statuses that count as success
-/// (`--success-exit`).
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    pub timeout: Option<Duration>,
-    pub kill_after: Duration,
-    pub success: SuccessCodes,
 }
 
 /// A finished attempt.
@@ -298,16 +274,13 @@ async fn supervise(
         t.give_to(child);
     }
 
-    let watch = Watch::new(
-        child,
-        started,
-        limits,
-        signals,
-        seen,
+    let watch = Watch::new(started, limits, spec.lease.clone());
+    let mut real = RealChild {
+        pid: child,
+        group: Group::new(child),
         terminal,
-        spec.lease.clone(),
-    );
-    let ending = events.watch(watch).await;
+    };
+    let ending = events.watch(watch, &mut real, signals, seen).await;
     let exited = Instant::now();
     if let Some(lifeline) = lifeline {
         lifeline.release();
@@ -430,25 +403,79 @@ struct Events {
 }
 
 impl Events {
-    /// Hands every event to `watch` until the command has been reaped.
-    async fn watch(&mut self, mut watch: Watch<'_>) -> Ending {
+    /// Hands every event to `watch` until the command has been reaped, and does what it
+    /// says to `child`.
+    async fn watch(
+        &mut self,
+        mut watch: Watch,
+        child: &mut RealChild,
+        signals: &SignalLog,
+        seen: &mut Mark,
+    ) -> Ending {
         // Those that arrived while the attempt was being set up.
-        watch.on(Event::Signals);
+        pass_on_signals(&mut watch, child, signals, seen);
         loop {
             let event = tokio::select! {
                 // Signals first: one that arrived with the exit is still passed on.
                 biased;
-                Some(_) = self.wake.recv() => Event::Signals,
-                _ = self.child_exits.recv() => Event::ChildChanged,
-                _ = self.group_check.tick(), if watch.lingering() => Event::GroupCheck,
-                _ = sleep_until(watch.timeout_at()) => Event::TimeoutDue,
-                _ = sleep_until(watch.lease_stop_at()) => Event::LeaseDue,
-                _ = sleep_until(watch.kill_at()) => Event::KillDue,
+                Some(_) = self.wake.recv() => None,
+                _ = self.child_exits.recv() => Some(Event::ChildChanged),
+                _ = self.group_check.tick(), if watch.lingering() => Some(Event::GroupCheck),
+                _ = sleep_until(watch.timeout_at()) => Some(Event::TimeoutDue),
+                _ = sleep_until(watch.lease_stop_at()) => Some(Event::LeaseDue),
+                _ = sleep_until(watch.kill_at()) => Some(Event::KillDue),
             };
-            if let Some(outcome) = watch.on(event) {
+            // Signals that came with an exit are passed on before it is looked at, while the
+            // leader's group id is still its own.
+            if matches!(event, None | Some(Event::ChildChanged)) {
+                pass_on_signals(&mut watch, child, signals, seen);
+            }
+            let Some(event) = event else { continue };
+            let actions = watch.on(event, Instant::now(), child);
+            if let Some(outcome) = child.perform(&actions) {
                 return watch.ending(outcome);
             }
         }
+    }
+}
+
+/// Hands the watch, one by one, the signals that arrived since `seen`, each acted on before
+/// the next is looked at.
+fn pass_on_signals(watch: &mut Watch, child: &mut RealChild, signals: &SignalLog, seen: &mut Mark) {
+    for sig in signals.take_since(seen) {
+        let actions = watch.on(Event::Signal(sig), Instant::now(), child);
+        child.perform(&actions);
+    }
+}
+
+/// The attempt's real command, as the watch sees it and acts on it.
+struct RealChild {
+    pid: Pid,
+    group: Group,
+    terminal: Option<Terminal>,
+}
+
+impl Probe for RealChild {
+    fn has_exited(&mut self) -> bool {
+        reap::has_exited(self.pid)
+    }
+
+    fn group_has_live_members(&mut self) -> bool {
+        self.group.has_live_members()
+    }
+}
+
+impl RealChild {
+    /// Does what the watch asked, in order; the leader's outcome once it has been reaped.
+    fn perform(&mut self, actions: &[Action]) -> Option<Outcome> {
+        let mut reaped = None;
+        for action in actions {
+            match *action {
+                Action::Send(sig) => reap::send(self.pid, sig),
+                Action::Reap => reaped = reap::reap(self.pid, self.terminal),
+            }
+        }
+        reaped
     }
 }
 

@@ -1,11 +1,13 @@
 //! Running the command: the child process, its output, the signals crontap-run passes on,
 //! the terminal, and how the run ended.
 //!
-//! [`supervise`] sets each attempt up and runs its event loop, and [`watch`] holds the
+//! [`supervise`] sets each attempt up and runs its event loop (what an attempt tells its
+//! caller is in [`finished`]), and [`watch`] holds the
 //! command's states (running, stopping with a SIGKILL time, killed) and what each event does
 //! to them; [`reap`] reaps the command and orphans from raw wait statuses; [`exec`] finds and
 //! executes its program as `execvp(3)` does, with the environment [`job_env`] builds;
-//! [`output`] and [`tee`] pass its output through and keep a tail of each stream, or
+//! [`output`] and [`tee`] pass its output through (writing through [`sink`]) and keep a tail
+//! of each stream, or
 //! hand it to [`hold`], which keeps it (in [`spill`]'s bounded buffers and unnamed files)
 //! for the run's end to print or drop (`--output on-failure`);
 //! [`signals`] says which signals are forwarded and why, and records stop requests to
@@ -23,6 +25,7 @@
 
 pub(crate) mod descriptors;
 pub(crate) mod exec;
+pub(crate) mod finished;
 pub(crate) mod group;
 pub mod harden;
 pub(crate) mod hold;
@@ -33,6 +36,7 @@ pub(crate) mod output;
 pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;
+pub(crate) mod sink;
 pub(crate) mod spill;
 pub(crate) mod supervise;
 pub(crate) mod tail;

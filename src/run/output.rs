@@ -7,10 +7,10 @@ use std::os::fd::BorrowedFd;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::run::finished::{Finished, Hooks};
 use crate::run::hold::{Hold, Which};
 use crate::run::outcome::SuccessCodes;
 use crate::run::signals::SignalLog;
-use crate::run::supervise::{Finished, Hooks};
 use crate::run::tail::{Kept, Tail};
 use crate::run::tee::{self, Sink, Stream, Tee};
 use crate::run::watch::Ending;

@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
+use crate::run::finished::Finished;
 use crate::run::outcome::Outcome;
-use crate::run::supervise::Finished;
 
 /// Longest single wait between attempts, and the most `--retry-delay` may be.
 pub const MAX_WAIT: Duration = Duration::from_secs(3600);

@@ -80,7 +80,7 @@ const SLOTS: usize = 65;
 ///
 /// The run makes one at start-up. Whether an attempt was stopped is decided once, by the
 /// supervisor, as it passes a stop request on
-/// ([`Finished::stopped`](super::supervise::Finished)); a pause reports what ended it.
+/// ([`Finished::stopped`](super::finished::Finished)); a pause reports what ended it.
 #[derive(Clone)]
 pub struct SignalLog(Arc<Counts>);
 

@@ -22,8 +22,8 @@ use rustls::pki_types::ServerName;
 
 use crate::report::headers::Headers;
 use crate::report::heartbeat::{Heartbeat, HeartbeatUrl};
+use crate::report::kind::Kind;
 use crate::report::ping;
-use crate::report::protocol::Kind;
 use crate::report::tls::{self, RootSource};
 use crate::run::outcome::HumanDuration;
 use crate::sanitize;

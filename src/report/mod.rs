@@ -21,6 +21,7 @@ pub mod crontap;
 pub mod headers;
 pub mod healthchecks;
 pub mod heartbeat;
+pub mod kind;
 pub(crate) mod ping;
 pub mod protocol;
 pub mod proxy;
@@ -41,8 +42,9 @@ use body::OutputTail;
 use crontap_scrub::Scrubber;
 use headers::Headers;
 use heartbeat::HeartbeatUrl;
+pub use kind::Kind;
 use protocol::Request;
-pub use protocol::{Kind, Report, Status};
+pub use protocol::{Report, Status};
 use start::Start;
 
 /// What became of a run's ping, as history records it.

@@ -4,15 +4,14 @@
 //! from a run's [`Report`], and `check`'s. Everything else is shared by every protocol and
 //! lives beside this file: the summary and its scrubbing, the body, the retries and the
 //! budget (`ping`), TLS, the extra headers and the start sent beside the command (`start`).
-//! So a new protocol is one file with one `impl Protocol`, and one line in [`Kind`].
+//! So a new protocol is one file with one `impl Protocol`, and its line in
+//! [`Kind`](super::kind::Kind).
 
 use std::fmt;
 
 use reqwest::Url;
 
-use crate::cli::ProtocolChoice;
 use crate::report::heartbeat::HeartbeatUrl;
-use crate::report::{crontap, healthchecks};
 
 /// How an end report classes the run, which is all a protocol needs to know of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,30 +117,4 @@ pub trait Protocol: Sync {
 
     /// What a run's error line adds to a 404 answer to its end report, if anything.
     fn gone(&self) -> Option<&'static str>;
-}
-
-/// The protocols there are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Crontap,
-    Healthchecks,
-}
-
-impl Kind {
-    /// The protocol `--protocol` asks for; `auto` decides by the URL's host.
-    pub fn choose(choice: ProtocolChoice, url: Option<&HeartbeatUrl>) -> Kind {
-        match choice {
-            ProtocolChoice::Crontap => Kind::Crontap,
-            ProtocolChoice::Healthchecks => Kind::Healthchecks,
-            ProtocolChoice::Auto if url.is_some_and(healthchecks::is_hosted) => Kind::Healthchecks,
-            ProtocolChoice::Auto => Kind::Crontap,
-        }
-    }
-
-    pub fn get(self) -> &'static dyn Protocol {
-        match self {
-            Kind::Crontap => &crontap::Crontap,
-            Kind::Healthchecks => &healthchecks::Healthchecks,
-        }
-    }
 }

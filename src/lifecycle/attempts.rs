@@ -6,35 +6,11 @@ use std::io;
 use anyhow::Result;
 use nix::unistd::Whence;
 
-use crate::lifecycle::end::Verdict;
 use crate::lifecycle::guard;
+use crate::lifecycle::verdict::{Last, Verdict, attempt_of};
 use crate::run::outcome::HumanDuration;
 use crate::run::retry;
-use crate::run::supervise::{Attempt, ChildSpec, Finished, Hooks, Limits, Supervisor};
-
-/// The attempt that ended a run.
-pub struct Last {
-    pub finished: Finished,
-    /// Its number, from 1.
-    pub attempt: u32,
-    /// The most attempts the run could take.
-    pub of: u32,
-}
-
-/// The head of the failure summary of attempt `k` of `n`: how it ended, and
-/// `(attempt k of n)` when retries were allowed.
-pub fn head(finished: &Finished, k: u32, n: u32) -> String {
-    let described = finished.describe();
-    match n > 1 {
-        true => format!("{described} ({})", attempt_of(k, n)),
-        false => described,
-    }
-}
-
-/// `attempt 2 of 3`.
-pub fn attempt_of(k: u32, n: u32) -> String {
-    format!("attempt {k} of {n}")
-}
+use crate::run::supervise::{Attempt, ChildSpec, Hooks, Limits, Supervisor};
 
 /// Tells the run's held output (`--output on-failure`) that attempt `k` of `n` begins, so
 /// that a replay introduces its output with `crontap-run: attempt k of n` on stderr when

@@ -11,6 +11,7 @@ pub(crate) mod admit;
 pub(crate) mod attempts;
 pub(crate) mod end;
 pub(crate) mod guard;
+pub(crate) mod verdict;
 
 use std::io::{self, Write};
 use std::sync::Arc;

@@ -196,7 +196,10 @@ fn a_read_only_or_wrong_state_directory_is_125_and_a_fail_ping() {
     let read_only = dir.path().join("ro");
     let _disk = Tmpfs::mount(&read_only, "64k");
     let status = Command::new("mount")
-        .args(["-o", "remount,ro"])
+        // The mount made read-only, as `remount,ro` makes the file system: both give EROFS.
+        // Only the first works for any account (the second is refused in a user namespace
+        // that does not map the account the file system's options name).
+        .args(["-o", "remount,bind,ro"])
         .arg(&read_only)
         .status()
         .unwrap();

@@ -13,6 +13,11 @@
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+/// What to look at when the kernel refuses (EPERM, ENOSPC, or a mount refused inside).
+const HINT: &str = "a kernel that refuses unprivileged user namespaces: see sysctl \
+     kernel.unprivileged_userns_clone, user.max_user_namespaces, and on Ubuntu \
+     kernel.apparmor_restrict_unprivileged_userns";
+
 /// Set in the re-run; its presence is how a test knows where it is.
 const INSIDE: &str = "CRONTAP_TEST_NAMESPACE";
 
@@ -40,7 +45,7 @@ pub fn rerun_as_root(module: &str, name: &str) -> bool {
     // mount, open, write, close) on memory prepared before the fork.
     unsafe { rerun.pre_exec(move || maps.enter(libc::CLONE_NEWUSER | libc::CLONE_NEWNS)) };
     let out = rerun.output().unwrap_or_else(|err| {
-        panic!("cannot re-run {test} in a user and mount namespace of its own: {err}")
+        panic!("cannot re-run {test} in a user and mount namespace of its own: {err}; {HINT}")
     });
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -48,10 +53,8 @@ pub fn rerun_as_root(module: &str, name: &str) -> bool {
     eprint!("{stderr}");
     assert!(
         out.status.success() && stdout.contains("test result: ok. 1 passed"),
-        "{test}, re-run in a user and mount namespace of its own, did not pass \
-         (a kernel that refuses unprivileged user namespaces says EPERM or ENOSPC here: \
-         sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, or on Ubuntu \
-         kernel.apparmor_restrict_unprivileged_userns): {}\n{stderr}",
+        "{test}, re-run in a user and mount namespace of its own, did not pass: {}\n\
+         {stderr}\n{HINT}",
         out.status
     );
     false

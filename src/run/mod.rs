@@ -7,7 +7,8 @@
 //! executes its program as `execvp(3)` does, with the environment [`job_env`] builds;
 //! [`output`] and [`tee`] pass its output through and keep a tail of each stream, or
 //! hand it to [`hold`], which keeps it (in [`spill`]'s bounded buffers and unnamed files)
-//! for the run's end to print or drop (`--output on-failure`);
+//! for the run's end to print or drop (`--output on-failure`); both write on as [`write`]
+//! does;
 //! [`signals`] says which signals are forwarded and why, and records stop requests to
 //! crontap-run itself; [`terminal`] hands the terminal's foreground to the job;
 //! [`lifeline`] kills the job's group if crontap-run dies while it holds state; [`group`]
@@ -39,3 +40,4 @@ pub(crate) mod tail;
 pub(crate) mod tee;
 pub(crate) mod terminal;
 pub(crate) mod watch;
+pub(crate) mod write;

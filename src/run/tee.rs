@@ -28,11 +28,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
-use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
 use crate::run::hold::Writer;
 use crate::run::signals::SignalLog;
 use crate::run::tail::{LineFeed, Tail};
+use crate::run::write::{STUCK_READER, write_all};
 
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;
@@ -47,9 +47,6 @@ const STACK: usize = 128 * 1024;
 const RECHECK: Duration = Duration::from_millis(100);
 /// How long `finish` keeps passing output on once crontap-run has been told to stop.
 const STOP_DRAIN: Duration = Duration::from_millis(500);
-/// How long `finish` waits for a reader that takes nothing at all: what is left after the
-/// job ended is a few MiB at most, so a reader this slow is stuck.
-pub const STUCK_READER: Duration = Duration::from_secs(60);
 
 /// One pipe to copy: the command's end to read, where its bytes go, and the tail both
 /// streams share, if the run keeps one (for a request body).
@@ -271,25 +268,6 @@ impl ReadBuffer {
     fn as_mut_slice(&mut self) -> &mut [u8] {
         &mut self.storage[self.start..self.start + CHUNK]
     }
-}
-
-/// Writes everything, waiting on a non-blocking destination instead of failing.
-pub fn write_all(fd: BorrowedFd<'_>, mut data: &[u8]) -> nix::Result<()> {
-    while !data.is_empty() {
-        match nix::unistd::write(fd, data) {
-            Ok(n) => data = &data[n..],
-            Err(Errno::EINTR) => {}
-            Err(Errno::EAGAIN) => {
-                let mut fds = [PollFd::new(fd, PollFlags::POLLOUT)];
-                match poll(&mut fds, PollTimeout::NONE) {
-                    Ok(_) | Err(Errno::EINTR) => {}
-                    Err(err) => return Err(err),
-                }
-            }
-            Err(err) => return Err(err),
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

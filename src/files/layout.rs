@@ -15,8 +15,7 @@
 //! Beside each file that is replaced whole: `.<name>.<32 random hex digits>.tmp` while it
 //! is written; and `<name>.corrupt-<UTC time>[-N]` for one that could not be read.
 
-use crate::state::job;
-use crate::state::store::corrupt_suffix;
+use std::time::SystemTime;
 
 pub const LOCKS: &str = "locks";
 pub const KEYS: &str = "keys";
@@ -29,11 +28,11 @@ pub fn job_lock(job: &str) -> String {
 
 /// A key may hold any character, so its files are named by its SHA-256.
 pub fn key_lock(key: &str) -> String {
-    format!("{}.lock", job::sha256_hex(key.as_bytes()))
+    format!("{}.lock", sha256_hex(key.as_bytes()))
 }
 
 pub fn key_record(key: &str) -> String {
-    format!("{}.json", job::sha256_hex(key.as_bytes()))
+    format!("{}.json", sha256_hex(key.as_bytes()))
 }
 
 pub fn fencing_count(job: &str) -> String {
@@ -76,6 +75,20 @@ pub fn is_temp(name: &str) -> bool {
 /// Where an unreadable `name` is moved to (a number is added when it is taken).
 pub fn corrupt_name(name: &str) -> String {
     format!("{name}{}", corrupt_suffix())
+}
+
+/// The suffix a store gives a record it cannot read when it moves it aside:
+/// `.corrupt-<UTC time>`, like `.corrupt-20261201T141500Z` (a file here, a Redis key too).
+pub(crate) fn corrupt_suffix() -> String {
+    let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    format!(".corrupt-{}", stamp.replace([':', '-'], ""))
+}
+
+/// The SHA-256 of `data`, in lower-case hex: file names for keys, which may hold any
+/// character.
+fn sha256_hex(data: &[u8]) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, data);
+    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Whether `name` is a file moved aside by [`corrupt_name`]: it ends in

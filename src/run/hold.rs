@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::run::sink;
 use crate::run::spill::{Full, Spool};
+use crate::run::write;
 
 /// How often the end looks at a replay's progress.
 const RECHECK: Duration = Duration::from_millis(100);
@@ -146,7 +146,7 @@ impl Hold {
 
     /// The run did not succeed: replays everything held, then lets output through. Waits
     /// for a slow reader, but not for one that takes nothing at all for
-    /// [`sink::STUCK_READER`]: the run's end must come.
+    /// [`write::STUCK_READER`]: the run's end must come.
     pub fn release(self: &Arc<Hold>) {
         let (done_tx, done) = mpsc::channel();
         let hold = Arc::clone(self);
@@ -176,7 +176,7 @@ impl Hold {
             let now = self.sinks.written.load(Ordering::SeqCst);
             if now != seen {
                 (seen, moved) = (now, Instant::now());
-            } else if moved.elapsed() >= sink::STUCK_READER {
+            } else if moved.elapsed() >= write::STUCK_READER {
                 tracing::warn!(
                     "the reader of crontap-run's output took nothing for a minute; the rest \
                      of the command's held output is not printed"
@@ -282,7 +282,7 @@ impl Sinks {
         let (Some(fd), false) = (&self.fds[n], self.gone[n].load(Ordering::SeqCst)) else {
             return Err(io::ErrorKind::BrokenPipe.into());
         };
-        match sink::write_all(fd.as_fd(), bytes) {
+        match write::write_all(fd.as_fd(), bytes) {
             Ok(()) => {
                 self.written.fetch_add(bytes.len() as u64, Ordering::SeqCst);
                 Ok(())

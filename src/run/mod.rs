@@ -6,10 +6,11 @@
 //! command's states (running, stopping with a SIGKILL time, killed) and what each event does
 //! to them; [`reap`] reaps the command and orphans from raw wait statuses; [`exec`] finds and
 //! executes its program as `execvp(3)` does, with the environment [`job_env`] builds;
-//! [`output`] and [`tee`] pass its output through (writing through [`sink`]) and keep a tail
+//! [`output`] and [`tee`] pass its output through (writing through [`write`]) and keep a tail
 //! of each stream, or
 //! hand it to [`hold`], which keeps it (in [`spill`]'s bounded buffers and unnamed files)
-//! for the run's end to print or drop (`--output on-failure`);
+//! for the run's end to print or drop (`--output on-failure`); both write on as [`write`]
+//! does;
 //! [`signals`] says which signals are forwarded and why, and records stop requests to
 //! crontap-run itself; [`terminal`] hands the terminal's foreground to the job;
 //! [`lifeline`] kills the job's group if crontap-run dies while it holds state; [`group`]
@@ -36,10 +37,10 @@ pub(crate) mod output;
 pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;
-pub(crate) mod sink;
 pub(crate) mod spill;
 pub(crate) mod supervise;
 pub(crate) mod tail;
 pub(crate) mod tee;
 pub(crate) mod terminal;
 pub(crate) mod watch;
+pub(crate) mod write;

@@ -31,8 +31,8 @@ use nix::errno::Errno;
 
 use crate::run::hold::Writer;
 use crate::run::signals::SignalLog;
-use crate::run::sink::{STUCK_READER, write_all};
 use crate::run::tail::{LineFeed, Tail};
+use crate::run::write::{STUCK_READER, write_all};
 
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;

@@ -65,12 +65,6 @@ pub fn derived_name(command: &[OsString]) -> String {
     format!("{stem}-{}", &hex[..8])
 }
 
-/// The SHA-256 of `data`, in lower-case hex: file names for keys, which may hold any
-/// character.
-pub fn sha256_hex(data: &[u8]) -> String {
-    hex(ring::digest::digest(&ring::digest::SHA256, data).as_ref())
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

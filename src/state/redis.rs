@@ -43,7 +43,8 @@ use ::redis::{Client, Cmd, Connection, FromRedisValue, RedisError, cmd};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::store::{Claim, Found, Lease, Status, Store, Target, corrupt_suffix};
+use super::store::{Claim, Found, Lease, Status, Store, Target};
+use crate::files::layout::corrupt_suffix;
 use crontap_scrub::url_secrets;
 
 /// Longest wait for a connection (TCP, TLS handshake, `AUTH` and `SELECT`).

@@ -109,10 +109,3 @@ pub trait Store: Send {
         None
     }
 }
-
-/// The suffix a store gives a record it cannot read when it moves it aside:
-/// `.corrupt-<UTC time>`, like `.corrupt-20261201T141500Z`.
-pub(crate) fn corrupt_suffix() -> String {
-    let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    format!(".corrupt-{}", stamp.replace([':', '-'], ""))
-}

@@ -222,6 +222,9 @@ impl Crontap {
         for name in crontap_run::cli::env_names() {
             command.env_remove(name);
         }
+        if crate::namespace::inside() {
+            crate::namespace::as_nobody(&mut command);
+        }
         Crontap {
             command,
             stdin: None,
@@ -533,12 +536,17 @@ pub fn alive(pid: &str) -> bool {
     }
 }
 
-/// A tmpfs of a given size mounted at a directory for the life of the value (the tests run
-/// as root), for a disk that fills up.
+/// A tmpfs of a given size mounted at a directory for the life of the value, for a disk
+/// that fills up; only in a test's re-run in a namespace of its own
+/// ([`crate::namespace::rerun_as_root`]), where the test is root and the mount is its own.
 pub struct Tmpfs(std::path::PathBuf);
 
 impl Tmpfs {
     pub fn mount(dir: &Path, size: &str) -> Tmpfs {
+        assert!(
+            crate::namespace::inside(),
+            "a test that mounts starts with namespace::rerun_as_root"
+        );
         std::fs::create_dir_all(dir).unwrap();
         let status = Command::new("mount")
             .args([
@@ -550,7 +558,7 @@ impl Tmpfs {
             ])
             .arg(dir)
             .status()
-            .expect("mount runs; the tests run as root");
+            .expect("mount (util-linux) runs");
         assert!(
             status.success(),
             "cannot mount a tmpfs at {}",
@@ -581,11 +589,14 @@ impl Drop for Tmpfs {
     }
 }
 
-/// `nobody`'s uid and gid; the tests change owners, which only root can.
+/// `nobody`'s uid and gid, for the group `root-tests`: its tests give files to another
+/// account, which only root can. Asked for without root, they fail, saying so.
+#[cfg(feature = "root-tests")]
 pub fn nobody() -> (u32, u32) {
     assert!(
         nix::unistd::geteuid().is_root(),
-        "these tests give files to another account: run them as root (CI does)"
+        "the tests of the feature root-tests give files to another account: run them as \
+         root (CI does), or leave the feature out"
     );
     let user = nix::unistd::User::from_name("nobody")
         .unwrap()
@@ -593,6 +604,7 @@ pub fn nobody() -> (u32, u32) {
     (user.uid.as_raw(), user.gid.as_raw())
 }
 
+#[cfg(feature = "root-tests")]
 pub fn chown(path: &Path, (uid, gid): (u32, u32)) {
     std::os::unix::fs::chown(path, Some(uid), Some(gid)).unwrap();
 }

@@ -353,6 +353,9 @@ fn a_bad_value_is_refused_naming_the_option() {
 /// not a name in `$TMPDIR` (none ever appears), nor the space it took.
 #[test]
 fn nothing_is_left_in_tmpdir_after_sigkill() {
+    if !crate::namespace::rerun_as_root(module_path!(), "nothing_is_left_in_tmpdir_after_sigkill") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join("tmp");
     let disk = Tmpfs::mount(&tmp, "64m");
@@ -387,6 +390,12 @@ fn nothing_is_left_in_tmpdir_after_sigkill() {
 /// of both streams out, each in its order, and the command's status.
 #[test]
 fn a_spill_that_cannot_be_written_passes_everything_through() {
+    if !crate::namespace::rerun_as_root(
+        module_path!(),
+        "a_spill_that_cannot_be_written_passes_everything_through",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let small = dir.path().join("small");
     let disk = Tmpfs::mount(&small, "256k");

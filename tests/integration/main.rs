@@ -16,12 +16,13 @@ mod environment;
 mod exec;
 mod exit_status;
 mod faults;
-mod healthchecks;
+pub(crate) mod healthchecks;
 mod held_output;
 mod history;
 mod kill_anywhere;
 mod logging;
 mod metrics;
+mod namespace;
 mod options;
 mod outlived;
 mod output;
@@ -39,7 +40,10 @@ mod proxy;
 #[cfg(feature = "redis")]
 mod redis_server;
 mod report;
+// Tests that need root: `--features root-tests`, as root.
 mod retries;
+#[cfg(feature = "root-tests")]
+mod root;
 mod secrets;
 mod state;
 mod state_faults;

@@ -101,6 +101,12 @@ fn a_record_from_a_newer_version_is_read_or_treated_as_none() {
 /// partial record left behind.
 #[test]
 fn a_full_state_directory_before_the_command_is_125_and_a_fail_ping() {
+    if !crate::namespace::rerun_as_root(
+        module_path!(),
+        "a_full_state_directory_before_the_command_is_125_and_a_fail_ping",
+    ) {
+        return;
+    }
     let receiver = Receiver::start();
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
@@ -129,6 +135,12 @@ fn a_full_state_directory_before_the_command_is_125_and_a_fail_ping() {
 /// nothing about its status; one error line says what could not be recorded.
 #[test]
 fn a_state_directory_that_fills_while_the_command_runs_keeps_its_status() {
+    if !crate::namespace::rerun_as_root(
+        module_path!(),
+        "a_state_directory_that_fills_while_the_command_runs_keeps_its_status",
+    ) {
+        return;
+    }
     let receiver = Receiver::start();
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
@@ -174,11 +186,20 @@ fn a_state_directory_that_fills_while_the_command_runs_keeps_its_status() {
 /// crontap-run's own error before the command.
 #[test]
 fn a_read_only_or_wrong_state_directory_is_125_and_a_fail_ping() {
+    if !crate::namespace::rerun_as_root(
+        module_path!(),
+        "a_read_only_or_wrong_state_directory_is_125_and_a_fail_ping",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let read_only = dir.path().join("ro");
     let _disk = Tmpfs::mount(&read_only, "64k");
     let status = Command::new("mount")
-        .args(["-o", "remount,ro"])
+        // The mount made read-only, as `remount,ro` makes the file system: both give EROFS.
+        // Only the first works for any account (the second is refused in a user namespace
+        // that does not map the account the file system's options name).
+        .args(["-o", "remount,bind,ro"])
         .arg(&read_only)
         .status()
         .unwrap();

@@ -123,7 +123,14 @@ fn a_stopped_once_per_run_does_not_use_up_the_period() {
 fn as_pid_1_a_stopped_run_is_reported_as_stopped() {
     let receiver = Receiver::start();
     let mut unshare = Command::new("unshare")
-        .args(["--pid", "--fork", "--mount-proc"])
+        // A user namespace of its own makes this work for any account, root or not.
+        .args([
+            "--user",
+            "--map-root-user",
+            "--pid",
+            "--fork",
+            "--mount-proc",
+        ])
         .arg(env!("CARGO_BIN_EXE_crontap-run"))
         .args(["--", "sh", "-c"])
         .arg(format!(
@@ -134,7 +141,7 @@ fn as_pid_1_a_stopped_run_is_reported_as_stopped() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("unshare (util-linux) runs; the tests run as root");
+        .expect("unshare (util-linux) runs");
     let mut stdout = std::io::BufReader::new(unshare.stdout.take().unwrap());
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();

@@ -7,6 +7,10 @@
 #[allow(dead_code)]
 #[path = "../integration/harness.rs"]
 mod harness;
+// Where the harness starts crontap-run in a test's own namespace (none of these tests does).
+#[allow(dead_code)]
+#[path = "../integration/namespace.rs"]
+mod namespace;
 
 // The state servers, for the fleet tests (`--features postgres,redis`).
 #[cfg(feature = "postgres")]

@@ -10,7 +10,7 @@ mod body;
 mod check;
 mod endings;
 mod ends;
-mod header_files;
+pub(crate) mod header_files;
 mod options;
 mod receiver;
 mod record;

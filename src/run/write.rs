@@ -1,6 +1,7 @@
-//! Writing to a destination crontap-run does not control: its own stdout and stderr, which
-//! may be a slow pipe, a full one, or non-blocking. Both the pass-through ([`tee`](super::tee))
-//! and the replay of held output ([`hold`](super::hold)) write through here.
+//! Writing the command's output on to crontap-run's own stdout and stderr, whatever they
+//! are: a destination that is non-blocking is waited on, not given up on, and a reader that
+//! takes nothing for [`STUCK_READER`] is stuck. Both the pass-through ([`tee`](super::tee))
+//! and the replay of held output ([`hold`](super::hold)) write this way.
 
 use std::os::fd::BorrowedFd;
 use std::time::Duration;

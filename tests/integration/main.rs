@@ -44,7 +44,6 @@ mod secrets;
 mod state;
 mod state_faults;
 mod stopped;
-#[cfg(any(feature = "postgres", feature = "redis"))]
 mod store_contract;
 #[cfg(feature = "postgres")]
 mod store_postgres;

@@ -168,6 +168,9 @@ pub(crate) fn a_lease_that_expired_untaken_is_won_back<B: LeaseBackend>(b: &B) {
         holder.renew(&lease).unwrap();
         // Held again: others are kept out, for a lease.
         held(other.claim(&target, "run-b").unwrap());
+        if let Target::Key { key, .. } = &target {
+            assert_eq!(b.key_row(key), "running|run-a");
+        }
         let left = b.expires_in(&target);
         assert!(
             left > LEASE - Duration::from_secs(10) && left <= LEASE,
@@ -178,6 +181,9 @@ pub(crate) fn a_lease_that_expired_untaken_is_won_back<B: LeaseBackend>(b: &B) {
         holder.complete(lease, true).unwrap();
     }
     assert_eq!(b.key_row("k"), "succeeded|run-a");
+    // Kept for the key's retention (an hour here), not for a lease.
+    let kept = b.expires_in(&key("k"));
+    assert!(kept > Duration::from_secs(3590), "{kept:?}");
     assert!(matches!(
         other.claim(&key("k"), "run-b").unwrap(),
         Claim::Done(_)

@@ -2,16 +2,17 @@
 //! file store, PostgreSQL (`--features postgres`) and Redis (`--features redis`).
 //!
 //! A [`Backend`] makes a fresh store for one test and says how a host reaches it; a
-//! [`LeaseBackend`] (a server store, whose holds are leases the server ends) also hands out
-//! the store itself, through the [`Store`] trait, and can make leases run out or cut
-//! connections. [`runs`] holds the cases run through the binary, [`store`] those run
-//! through the trait. [`contract!`] stamps out one `#[test]` per case for a backend, so each
-//! shows by name: `store_contract::redis::a_dead_holder_never_blocks`.
+//! `LeaseBackend` (a server store, whose holds are leases the server ends) also hands out
+//! the store itself, through the `Store` trait, and can make leases run out or cut
+//! connections. `runs.rs` holds the cases every store passes, run through the binary;
+//! `leases.rs` those of server stores run through the binary, `store.rs` those run through
+//! the trait. [`contract!`] stamps out one `#[test]` per case for a backend, so each shows
+//! by name: `store_contract::redis::a_dead_holder_never_blocks`.
 //!
 //! The file store is reached through the binary only: the crate does not export it, so the
 //! trait-level cases run against the server stores (the file store's own are its unit tests
-//! in src/state/file.rs). What only one store does stays in store_postgres.rs and
-//! store_redis.rs.
+//! in src/state/file.rs), and it has no lease to lapse. What only one store does stays in
+//! store_postgres*.rs and store_redis*.rs.
 
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod leases;

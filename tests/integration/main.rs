@@ -48,12 +48,15 @@ mod secrets;
 mod state;
 mod state_faults;
 mod stopped;
-#[cfg(any(feature = "postgres", feature = "redis"))]
 mod store_contract;
 #[cfg(feature = "postgres")]
 mod store_postgres;
+#[cfg(feature = "postgres")]
+mod store_postgres_connect;
 #[cfg(feature = "redis")]
 mod store_redis;
+#[cfg(feature = "redis")]
+mod store_redis_connect;
 mod success_exit;
 mod supervise;
 mod tls;

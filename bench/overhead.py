@@ -101,12 +101,18 @@ def strace_counts(binary, env):
     children, threads = set(), 0
     for line in lines:
         rest = line.split(None, 1)[1]
+        resumed = re.match(r"<\.\.\. (clone3?|vfork|fork) resumed>.*= (\d+)$", rest)
+        if resumed:
+            children.add(resumed.group(2))
+            continue
+        if rest.split("(", 1)[0] not in ("clone", "clone3", "vfork", "fork"):
+            continue
+        if "CLONE_THREAD" in rest:
+            threads += 1  # counted on the call's first line (it may finish on another)
+            continue
         m = re.search(r"= (\d+)$", rest) or re.search(r"parent_tid=\[(\d+)\]", rest)
-        if rest.split("(", 1)[0] in ("clone", "clone3", "vfork", "fork") and m:
-            if "CLONE_THREAD" in rest:
-                threads += 1
-            else:
-                children.add(m.group(1))
+        if m:
+            children.add(m.group(1))
     # Lines are in time order: crontap-run's calls before the command's first one are those
     # made before the spawn.
     total = before = 0

@@ -282,10 +282,60 @@ fn high_entropy(text: &str) -> Option<String> {
                 offset += segment.len() + 1;
             }
         } else if is_secret_token(token) && !benign::is_benign(&text[..start], token) {
-            ranges.push((start, end));
+            let (s, e) = glued(text, start, end);
+            // Kept disjoint: a piece glued on the left may be what an earlier range took.
+            let s = s.max(ranges.last().map_or(0, |r: &(usize, usize)| r.1));
+            ranges.push((s, e));
+            i = i.max(e);
         }
     }
     splice(text, &ranges)
+}
+
+/// The range of a random token at `start..end` with the pieces glued to it by `@` or `:`
+/// that are no words (`2eNV26JqY@<token>:TX6`: a password with `@` and `:` in it, which
+/// the token's characters stop at). A word stays (`token:<token>` keeps its name), and so
+/// does the rest when the run is a URL (`://`), an e-mail address, a host after `@`
+/// (a piece with a `.`) or a Go address (`@tcp(`): their own rules know their parts.
+fn glued(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let b = text.as_bytes();
+    let joined = |c: u8| is_token_byte(c) || c == b'@' || c == b':';
+    let run_start = (0..start)
+        .rev()
+        .find(|&i| !joined(b[i]))
+        .map_or(0, |i| i + 1);
+    let run_end = (end..b.len()).find(|&i| !joined(b[i])).unwrap_or(b.len());
+    let run = &text[run_start..run_end];
+    if run.contains("://") || b.get(run_end) == Some(&b'(') || !run.contains(['@', ':']) {
+        return (start, end);
+    }
+    let glue = |piece: &str| {
+        !piece.is_empty()
+            && !piece.contains('.')
+            && piece.bytes().all(is_token_byte)
+            && piece.bytes().any(|c| c.is_ascii_digit())
+    };
+    let (mut s, mut e) = (start, end);
+    while s > run_start && matches!(b[s - 1], b'@' | b':') {
+        let from = (run_start..s - 1)
+            .rev()
+            .find(|&i| !is_token_byte(b[i]))
+            .map_or(run_start, |i| i + 1);
+        if !glue(&text[from..s - 1]) {
+            break;
+        }
+        s = from;
+    }
+    while e < run_end && matches!(b[e], b'@' | b':') {
+        let to = (e + 1..run_end)
+            .find(|&i| !is_token_byte(b[i]))
+            .unwrap_or(run_end);
+        if !glue(&text[e + 1..to]) {
+            break;
+        }
+        e = to;
+    }
+    (s, e)
 }
 
 /// Whether a token is a credential by its characters: the long-token rule, or the

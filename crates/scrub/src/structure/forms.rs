@@ -8,8 +8,10 @@
 //! | scheme-less DSN | `«user:pw»@tcp(db:3306)/x`, `«user:pw»@db:5432/x` | `dsn` |
 //! | connection string | `Pwd=«…»;`, `Password="«…»"`, `pw=«…»` | `connection` |
 //! | SQL | `IDENTIFIED BY '«…»'`, `PASSWORD '«…»'`, `Key (api_token)=(«…»)` | `sql` |
+//! | SQL inserts | `INSERT INTO users (name, password_hash) VALUES ('ops', '«…»')` | `insert` |
 //! | server configuration | `requirepass «…»`, `masterauth «…»` | `server_config` |
 //! | tool flags | `sshpass -p «…»`, `['zip', '-P', '«…»']`, `htpasswd -b f u «…»` | `flags` (rows in `tool_flags`) |
+//! | sshpass passwords of words | `sshpass -p «one two» ssh host` (a command joined by blanks) | `sshpass` |
 //! | tool variables | `SSHPASS=«…»`, `MYSQL_PWD=«…»` | `variables` |
 //! | option settings | `Setting --password (password) to «…»` | `settings` |
 //! | protocol traces | `PASS «…»`, `AUTH PLAIN «…»`, `A1 LOGIN user «…»` | `protocol` |
@@ -25,12 +27,14 @@ mod connection;
 mod dsn;
 mod flags;
 mod host;
+mod insert;
 mod lex;
 mod oracle;
 mod protocol;
 mod server_config;
 mod settings;
 mod sql;
+mod sshpass;
 mod variables;
 
 pub(super) use lex::Span;
@@ -92,6 +96,13 @@ const FORMS: &[Form] = &[
         keeps: "ERROR:  syntax error at or near \"IDENTIFIED\"",
     },
     Form {
+        name: "SQL inserts",
+        cues: &["insert into "],
+        lex: insert::secrets,
+        takes: "STATEMENT:  INSERT INTO users (name, password_hash) VALUES ('ops', '«Xq7 w$9»');",
+        keeps: "INSERT INTO users (name, email) VALUES ('ops', 'ops')",
+    },
+    Form {
         name: "server configuration",
         cues: &["requirepass", "masterauth", "primaryauth", "auth-pass"],
         lex: server_config::secrets,
@@ -104,6 +115,13 @@ const FORMS: &[Form] = &[
         lex: flags::secrets,
         takes: "+ 7z a -p«S3cret» x.7z",
         keeps: "+ ssh -p 2222 host && mkdir -p /x && psql -p 5432",
+    },
+    Form {
+        name: "sshpass passwords of words",
+        cues: &["sshpass"],
+        lex: sshpass::secrets,
+        takes: "Command failed: sshpass -p «Xq7w9» «Lm2 pear» ssh backup@db true",
+        keeps: "+ sshpass -e ssh -p 22 backup@db",
     },
     Form {
         name: "tool variables",

@@ -1,0 +1,89 @@
+//! `sshpass -p` with a password of several words, as a program prints a command it ran by
+//! joining its arguments with blanks (Node's `Command failed: sshpass -p two words ssh
+//! host`): the words between `-p` and the program sshpass runs (`ssh`, `scp`, `sftp`,
+//! `rsync`) are the password's. The `tool flags` form takes the first of them; this one
+//! takes the rest. A quoted value is the `tool flags` form's alone.
+
+use super::super::super::marker::REDACTED;
+use super::lex::{Span, Text};
+
+/// Programs sshpass runs.
+const RUNS: &[&str] = &["ssh", "scp", "sftp", "rsync"];
+
+/// Most words a password is read over.
+const MAX_WORDS: usize = 8;
+
+pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
+    for at in text.words("sshpass") {
+        let line = &text.raw[at..super::lex::line_end(text.raw, at)];
+        let words = words(line);
+        let Some(flag) = words.iter().position(|&(s, e)| &line[s..e] == "-p") else {
+            continue;
+        };
+        let rest = &words[flag + 1..];
+        let Some(first) = rest.first() else { continue };
+        if line[first.0..].starts_with(['\'', '"']) {
+            continue;
+        }
+        let Some(runs) = rest
+            .iter()
+            .take(MAX_WORDS + 1)
+            .position(|&(s, e)| RUNS.contains(&&line[s..e]))
+        else {
+            continue;
+        };
+        if runs < 2 {
+            continue;
+        }
+        let (start, end) = (rest[1].0, rest[runs - 1].1);
+        let taken = line[start..end].split(' ').all(|w| w == REDACTED);
+        if !taken {
+            out.push((at + start, at + end));
+        }
+    }
+}
+
+/// The blank-separated words of `line`, as byte ranges.
+fn words(line: &str) -> Vec<Span> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices() {
+        match (c == ' ' || c == '\t', start) {
+            (true, Some(s)) => {
+                out.push((s, i));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, line.len()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::assert_lexed;
+    use super::*;
+
+    #[test]
+    fn the_words_before_the_program_go() {
+        assert_lexed(
+            secrets,
+            &[
+                (
+                    "Error: Command failed: sshpass -p alpha bravo charlie ssh -p 22 u@h true",
+                    "Error: Command failed: sshpass -p alpha [REDACTED] ssh -p 22 u@h true",
+                ),
+                ("sshpass -p one ssh -p 22 h", "sshpass -p one ssh -p 22 h"),
+                ("sshpass -p 'a b' ssh h", "sshpass -p 'a b' ssh h"),
+                (
+                    "sshpass -p a b c d e f g h i j ssh h",
+                    "sshpass -p a b c d e f g h i j ssh h",
+                ),
+            ],
+        );
+    }
+}

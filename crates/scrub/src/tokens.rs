@@ -293,8 +293,9 @@ fn high_entropy(text: &str) -> Option<String> {
 }
 
 /// The range of a random token at `start..end` with the pieces glued to it by `@` or `:`
-/// that are no words (`2eNV26JqY@<token>:TX6`: a password with `@` and `:` in it, which
-/// the token's characters stop at). A word stays (`token:<token>` keeps its name), and so
+/// that are no words (a digit in them, or letters in no word's case: `2eNV26JqY@<token>:nIG`,
+/// a password with `@` and `:` in it, which the token's characters stop at; no `/` or `.`,
+/// so `scott/` of an Oracle logon and a host stay). A word stays (`token:<token>` keeps its name), and so
 /// does the rest when the run is a URL (`://`), an e-mail address, a host after `@`
 /// (a piece with a `.`) or a Go address (`@tcp(`): their own rules know their parts.
 fn glued(text: &str, start: usize, end: usize) -> (usize, usize) {
@@ -311,9 +312,9 @@ fn glued(text: &str, start: usize, end: usize) -> (usize, usize) {
     }
     let glue = |piece: &str| {
         !piece.is_empty()
-            && !piece.contains('.')
+            && !piece.contains(['.', '/'])
             && piece.bytes().all(is_token_byte)
-            && piece.bytes().any(|c| c.is_ascii_digit())
+            && (piece.bytes().any(|c| c.is_ascii_digit()) || !word_shaped(piece))
     };
     let (mut s, mut e) = (start, end);
     while s > run_start && matches!(b[s - 1], b'@' | b':') {
@@ -362,6 +363,17 @@ fn is_labelled_digest(before: &str, token: &str) -> bool {
                     .strip_suffix(':')
                     .is_some_and(|b| ends_with_label(b, label))
         })
+}
+
+/// Whether `piece` is written as a word is: letters of one case, or a capital then small
+/// letters (`token`, `QGG`, `Cih`), or holds something other than letters.
+fn word_shaped(piece: &str) -> bool {
+    let b = piece.as_bytes();
+    let rest = &b[1.min(b.len())..];
+    !b.iter().all(u8::is_ascii_alphabetic)
+        || b.iter().all(u8::is_ascii_lowercase)
+        || b.iter().all(u8::is_ascii_uppercase)
+        || rest.iter().all(u8::is_ascii_lowercase)
 }
 
 /// The high-entropy rule for one token (see the module documentation).

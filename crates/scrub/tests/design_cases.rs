@@ -407,3 +407,33 @@ fn benign_look_alikes_and_neighbours_stay() {
         ),
     ]);
 }
+
+#[test]
+fn a_password_with_at_signs_and_colons_goes_whole() {
+    check(&[
+        (
+            "Duplicate entry '7rNVHQ26JqY@HtzbaI3B4K9v/4165e7yyRA:TX6' for key 'x'",
+            "Duplicate entry '[REDACTED]' for key 'x'",
+        ),
+        (
+            "found: 'Ab3Hndm@Kq8mWz3TpL7vRn2XcB5dYh6N:nIG'",
+            "found: '[REDACTED]'",
+        ),
+        (
+            "+ ACME_KEY=Kq8mWz3TpL7vRn2XcB5dYh6N:Cih",
+            "+ ACME_KEY=[REDACTED]",
+        ),
+        (
+            "token:Kq8mWz3TpL7vRn2XcB5dYh6N rejected",
+            "token:[REDACTED] rejected",
+        ),
+        (
+            "jdbc:oracle:thin:scott/Yd1Sg@Kq8mWz3TpL7vRn2XcB5dYh6N:ufF@//db:1521/ORCL",
+            "jdbc:oracle:thin:scott/[REDACTED]@//db:1521/ORCL",
+        ),
+        (
+            "open app:Yd1Sg@Kq8mWz3TpL7vRn2/XcB5dYh6N:QGG@tcp(db:3306)/app: no such host",
+            "open [REDACTED]@tcp(db:3306)/app: no such host",
+        ),
+    ]);
+}

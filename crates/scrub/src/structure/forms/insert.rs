@@ -59,7 +59,11 @@ fn statement(text: &Text<'_>, from: usize, end: usize, out: &mut Vec<Span>) {
         if values.len() == secret.len() {
             for (span, _) in values.iter().zip(&secret).filter(|(_, s)| **s) {
                 let value = &text.raw[span.0..span.1];
-                if !value.is_empty() && value != REDACTED && !value.eq_ignore_ascii_case("null") {
+                if !value.is_empty()
+                    && value != REDACTED
+                    && !value.eq_ignore_ascii_case("null")
+                    && !is_placeholder(value)
+                {
                     out.push(*span);
                 }
             }
@@ -70,6 +74,19 @@ fn statement(text: &Text<'_>, from: usize, end: usize, out: &mut Vec<Span>) {
         }
         i = skip_blanks(b, i + 1);
     }
+}
+
+/// Whether an unquoted value is a bound parameter's placeholder, not a value: `?`, `%s`,
+/// `%(name)s`, `$1`, `:name`, `@name`.
+fn is_placeholder(value: &str) -> bool {
+    let name = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    value == "?"
+        || value == "%s"
+        || value.strip_prefix("%(").is_some_and(|r| r.ends_with(")s"))
+        || value
+            .strip_prefix('$')
+            .is_some_and(|r| r.bytes().all(|c| c.is_ascii_digit()) && !r.is_empty())
+        || value.strip_prefix([':', '@']).is_some_and(name)
 }
 
 /// Whether a column's name, or one of its words (`password_hash`), is a secret's.
@@ -153,6 +170,9 @@ mod tests {
             "INSERT INTO users (name, password_hash) SELECT name, pw FROM old",
             "INSERT INTO users (name, password_hash) VALUES ('ops', NULL)",
             "the insert into the queue (of jobs) failed",
+            "cur.execute(\"INSERT INTO keys (owner, api_token) VALUES (%s, %s)\", (o, t))",
+            "text(\"INSERT INTO keys (owner, api_token) VALUES (:owner, :api_token)\")",
+            "INSERT INTO keys (owner, api_token) VALUES (?, ?), ($1, $2), (%(o)s, %(t)s), (@o, @t)",
         ] {
             assert_lexed(secrets, &[(text, text)]);
         }

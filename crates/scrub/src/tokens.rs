@@ -292,6 +292,9 @@ fn high_entropy(text: &str) -> Option<String> {
     splice(text, &ranges)
 }
 
+/// How far around a random token pieces glued to it are looked for.
+const GLUE_REACH: usize = 256;
+
 /// The range of a random token at `start..end` with the pieces glued to it by `@` or `:`
 /// that are no words (a digit in them, or letters in no word's case: `2eNV26JqY@<token>:nIG`,
 /// a password with `@` and `:` in it, which the token's characters stop at; no `/` or `.`,
@@ -301,11 +304,18 @@ fn high_entropy(text: &str) -> Option<String> {
 fn glued(text: &str, start: usize, end: usize) -> (usize, usize) {
     let b = text.as_bytes();
     let joined = |c: u8| is_token_byte(c) || c == b'@' || c == b':';
-    let run_start = (0..start)
+    // Read at most GLUE_REACH bytes either way, so a long run of tokens costs one pass.
+    // (The run's ends are ASCII or follow a non-ASCII byte's last: char boundaries.)
+    let floor = start.saturating_sub(GLUE_REACH);
+    let ceiling = (end + GLUE_REACH).min(b.len());
+    let run_start = (floor..start)
         .rev()
         .find(|&i| !joined(b[i]))
-        .map_or(0, |i| i + 1);
-    let run_end = (end..b.len()).find(|&i| !joined(b[i])).unwrap_or(b.len());
+        .map_or(floor, |i| i + 1);
+    let run_end = (end..ceiling).find(|&i| !joined(b[i])).unwrap_or(ceiling);
+    if !text.is_char_boundary(run_start) || !text.is_char_boundary(run_end) {
+        return (start, end);
+    }
     let run = &text[run_start..run_end];
     if run.contains("://") || b.get(run_end) == Some(&b'(') || !run.contains(['@', ':']) {
         return (start, end);

@@ -15,39 +15,44 @@ const MAX_WORDS: usize = 8;
 
 pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
     for at in text.words("sshpass") {
-        let line = &text.raw[at..super::lex::line_end(text.raw, at)];
-        let words = words(line);
-        let Some(flag) = words.iter().position(|&(s, e)| &line[s..e] == "-p") else {
+        // Only `sshpass -p ` right after the name, and a few words on: the scan stays
+        // bounded however many times the line names sshpass.
+        let after = at + "sshpass".len();
+        let Some(rest) = text.raw[after..].strip_prefix(" -p ") else {
             continue;
         };
-        let rest = &words[flag + 1..];
-        let Some(first) = rest.first() else { continue };
-        if line[first.0..].starts_with(['\'', '"']) {
+        let from = text.raw.len() - rest.len();
+        let end = super::lex::line_end(text.raw, from).min(from + WINDOW);
+        let line = &text.raw[from..end];
+        if line.starts_with(['\'', '"']) {
             continue;
         }
-        let Some(runs) = rest
-            .iter()
-            .take(MAX_WORDS + 1)
-            .position(|&(s, e)| RUNS.contains(&&line[s..e]))
-        else {
+        let words = words(line, MAX_WORDS + 1);
+        let Some(runs) = words.iter().position(|&(s, e)| RUNS.contains(&&line[s..e])) else {
             continue;
         };
         if runs < 2 {
             continue;
         }
-        let (start, end) = (rest[1].0, rest[runs - 1].1);
-        let taken = line[start..end].split(' ').all(|w| w == REDACTED);
+        let (start, stop) = (words[1].0, words[runs - 1].1);
+        let taken = line[start..stop].split(' ').all(|w| w == REDACTED);
         if !taken {
-            out.push((at + start, at + end));
+            out.push((from + start, from + stop));
         }
     }
 }
 
-/// The blank-separated words of `line`, as byte ranges.
-fn words(line: &str) -> Vec<Span> {
+/// How far after `-p ` the words are read.
+const WINDOW: usize = 1024;
+
+/// The first `most` blank-separated words of `line`, as byte ranges.
+fn words(line: &str, most: usize) -> Vec<Span> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in line.char_indices() {
+        if out.len() == most {
+            return out;
+        }
         match (c == ' ' || c == '\t', start) {
             (true, Some(s)) => {
                 out.push((s, i));

@@ -15,6 +15,8 @@
 //! | tool variables | `SSHPASS=«…»`, `MYSQL_PWD=«…»` | `variables` |
 //! | option settings | `Setting --password (password) to «…»` | `settings` |
 //! | protocol traces | `PASS «…»`, `AUTH PLAIN «…»`, `A1 LOGIN user «…»` | `protocol` |
+//! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage` | `echoes` |
+//! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …` | `assertions` |
 //! | host names | `host name "«pw»@db"` | `host` |
 //!
 //! A row names the words one of which the text must hold (its cues, matched without regard
@@ -23,8 +25,10 @@
 //! many cues costs one pass. What they find is replaced in one splice; where two forms
 //! claim overlapping text, the one that starts first wins.
 
+mod assertions;
 mod connection;
 mod dsn;
+mod echoes;
 mod flags;
 mod host;
 mod insert;
@@ -151,6 +155,55 @@ const FORMS: &[Form] = &[
         lex: protocol::secrets,
         takes: "*cmd* 'PASS «Xq7w9Lm2»'",
         keeps: "--- PASS: TestLogin (0.01s)",
+    },
+    Form {
+        name: "configparser's interpolation error",
+        cues: &["must be followed by '%'"],
+        lex: echoes::configparser,
+        takes: "'%' must be followed by '%' or '(', found: '%«Xq7 w9»'",
+        keeps: "'%' must be followed by '%' or '(', found: '%'",
+    },
+    Form {
+        name: ".netrc",
+        cues: &[".netrc keyword", "machine ", "default "],
+        lex: echoes::netrc,
+        takes: "ftp: Unknown .netrc keyword `«Xq7w9»'",
+        keeps: "machine db login backup",
+    },
+    Form {
+        name: "pydantic input values",
+        cues: &["input_value="],
+        lex: echoes::pydantic,
+        takes: "api_key\n  too long [type=string_too_long, input_value='«Xq7w9»', input_type=str]",
+        keeps: "db_host\n  too long [type=string_too_long, input_value='db', input_type=str]",
+    },
+    Form {
+        name: "authorization schemes in strings",
+        cues: &["bearer ", "token ", "basic "],
+        lex: echoes::auth_schemes,
+        takes: "    sock.sendall(b\"Token «Xq7 w9» \" + payload)",
+        keeps: "raise AuthError(\"Token expired\")",
+    },
+    Form {
+        name: "Telegram bot paths",
+        cues: &["/bot"],
+        lex: echoes::telegram,
+        takes: "401 for url: https://api.telegram.org/bot«Xq7w9Lm2pe»/sendMessage",
+        keeps: "GET /bots/sendMessage",
+    },
+    Form {
+        name: "sed templates",
+        cues: &["sed "],
+        lex: echoes::sed,
+        takes: "+ sed -i 's/@DB_PASSWORD@/«Xq7w9»/' app.conf",
+        keeps: "+ sed -i 's/@DB_HOST@/db/' app.conf",
+    },
+    Form {
+        name: "test assertions",
+        cues: &["assert"],
+        lex: assertions::secrets,
+        takes: ">       assert token == expected\nE       AssertionError: assert '«Xq7w9»' == '«Lm2p»'",
+        keeps: ">       assert count == 3\nE       AssertionError: assert 2 == 3",
     },
     Form {
         name: "host names",

@@ -26,6 +26,9 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
         let after = &b[at + 1..];
         let protocol = PROTOCOLS.iter().any(|p| after.starts_with(p));
         if !protocol && !host_and_port(after) {
+            if let Some(start) = quoted_user_info(text.raw, at) {
+                out.push((start, at));
+            }
             continue;
         }
         let start = match protocol {
@@ -57,6 +60,40 @@ fn host_and_port(after: &[u8]) -> bool {
         && !rest
             .get(port)
             .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+}
+
+/// Where the user info starts when a quoted string is `user:password@host` whole, the
+/// password perhaps with blanks (`'admin:two words@127.0.0.1'`, as Python's
+/// `http.client.InvalidURL` quotes an authority): the quote's inside, when it opens with a
+/// user name and `:`, and the `@` is followed by a host and then the closing quote, a
+/// port or a path.
+fn quoted_user_info(text: &str, at: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let floor = super::lex::line_start(text, at).max(at.saturating_sub(BACK_REACH));
+    let open = (floor..at).rev().find(|&i| matches!(b[i], b'\'' | b'"'))?;
+    let quote = b[open];
+    let host = b[at + 1..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || b".-".contains(c))
+        .count();
+    let next = b.get(at + 1 + host).copied();
+    let dotted = text[at + 1..at + 1 + host].contains('.');
+    if host == 0 || !dotted || !(next == Some(quote) || matches!(next, Some(b':' | b'/'))) {
+        return None;
+    }
+    let inside = &text[open + 1..at];
+    let user = inside
+        .bytes()
+        .take_while(|&c| c.is_ascii_alphanumeric() || b"_.$#-".contains(&c))
+        .count();
+    let fresh = !inside.contains(REDACTED) && !inside.contains("://");
+    // `12:30 …` is a time, `see: …` a label: a password starts right after the `:`.
+    let named = user > 0 && !inside[..user].bytes().all(|c| c.is_ascii_digit());
+    let password = inside.get(user + 1..).unwrap_or("");
+    let shaped = inside.as_bytes().get(user) == Some(&b':')
+        && password.starts_with(|c: char| !c.is_whitespace())
+        && !password.contains(": ");
+    (named && shaped && fresh).then_some(open + 1)
 }
 
 /// Where the user info before a Go MySQL address at `at` starts, its password read to
@@ -135,6 +172,10 @@ mod tests {
                 "error: app:P@s/s!#%,q:z@tcp(db:3306)/x",
                 "error: [REDACTED]@tcp(db:3306)/x",
             ),
+            (
+                "http.client.InvalidURL: URL can't contain control characters. 'admin:two words x@127.0.0.1' (found at least ' ')",
+                "http.client.InvalidURL: URL can't contain control characters. '[REDACTED]@127.0.0.1' (found at least ' ')",
+            ),
         ];
         super::super::assert_lexed(super::secrets, &cases);
     }
@@ -149,6 +190,9 @@ mod tests {
             "a:b@host:123456",
             "a:b@host:80x",
             "postgres://[REDACTED]@db:5432/x",
+            "'see: ops@example.com'",
+            "'at 12:30 mail ops@example.com'",
+            "'12:30 mail ops@example.com'",
         ] {
             assert_eq!(r(text), text);
         }

@@ -11,7 +11,7 @@
 //!   not a port, the first `@` after it that a host follows (a password may hold `/`:
 //!   `app:pa/ss@db/x`). A port (`host:8080/@scope/pkg`) or no `:` at all
 //!   (`https://registry/@types/node`) means the `@` is in the path, and nothing goes.
-//! - when the host that `@` leaves is no host name (no `.`, letters of both cases:
+//! - when the host that `@` leaves is no host name (no `.`, a capital in it:
 //!   `u:p@Kx9q/rest@db.example:5432`, a password with `@` and `/` that a client masked up
 //!   to its first `@` only), the next `@` that a dotted host or an IP address follows;
 //! - when `user:` is followed by no `@` before a blank, and the line goes on with a few
@@ -136,14 +136,12 @@ fn user_info_with_blanks(rest: &str, word: usize) -> Option<usize> {
 }
 
 /// The `@` that ends the user info when the one at `at` leaves a host that is no host
-/// name (no `.`, letters of both cases) and a later `@` before `?` or `#` is followed by a
+/// name (no `.`, a capital: host names are written in small letters) and a later `@` before `?` or `#` is followed by a
 /// dotted host or an IP address: the password held `@` and `/`.
 fn past_a_false_host(candidate: &str, at: usize) -> usize {
     let after = &candidate[at + 1..];
     let host = &after[..after.find(['/', ':', '?', '#', '@']).unwrap_or(after.len())];
-    let false_host = !host.contains('.')
-        && host.bytes().any(|b| b.is_ascii_uppercase())
-        && host.bytes().any(|b| b.is_ascii_lowercase());
+    let false_host = !host.contains('.') && host.bytes().any(|b| b.is_ascii_uppercase());
     if !false_host {
         return at;
     }

@@ -15,9 +15,12 @@
 //! | tool variables | `SSHPASS=«…»`, `MYSQL_PWD=«…»` | `variables` |
 //! | option settings | `Setting --password (password) to «…»` | `settings` |
 //! | protocol traces | `PASS «…»`, `AUTH PLAIN «…»`, `A1 LOGIN user «…»` | `protocol` |
-//! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage` | `echoes` |
-//! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …` | `assertions` |
+//! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage`, `nonnumeric port: '«…»'` | `echoes` |
+//! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …`, Node's `+ '«…»'` after `[ERR_ASSERTION]: token …` | `assertions` |
 //! | host names | `host name "«pw»@db"` | `host` |
+//!
+//! A value any form finds goes wherever else it stands in the text too, when it cannot be
+//! an ordinary word (`elsewhere`).
 //!
 //! A row names the words one of which the text must hold (its cues, matched without regard
 //! to case) before its lexer reads it, so text without them costs a substring search. The
@@ -29,6 +32,7 @@ mod assertions;
 mod connection;
 mod dsn;
 mod echoes;
+mod elsewhere;
 mod flags;
 mod host;
 mod insert;
@@ -185,6 +189,13 @@ const FORMS: &[Form] = &[
         keeps: "raise AuthError(\"Token expired\")",
     },
     Form {
+        name: "ports that are passwords",
+        cues: &["nonnumeric port: '"],
+        lex: echoes::nonnumeric_port,
+        takes: "http.client.InvalidURL: nonnumeric port: '«Sup3r!5yit»'",
+        keeps: "http.client.InvalidURL: nonnumeric port: ''",
+    },
+    Form {
         name: "Telegram bot paths",
         cues: &["/bot"],
         lex: echoes::telegram,
@@ -204,6 +215,13 @@ const FORMS: &[Form] = &[
         lex: assertions::secrets,
         takes: ">       assert token == expected\nE       AssertionError: assert '«Xq7w9»' == '«Lm2p»'",
         keeps: ">       assert count == 3\nE       AssertionError: assert 2 == 3",
+    },
+    Form {
+        name: "Node assertions",
+        cues: &["err_assertion"],
+        lex: assertions::node,
+        takes: "AssertionError [ERR_ASSERTION]: token rotated?\n+ '«Xq7w9»'\n- '«Lm2p»'",
+        keeps: "AssertionError [ERR_ASSERTION]: count differs\n+ 3\n- 4",
     },
     Form {
         name: "host names",
@@ -240,6 +258,7 @@ pub(super) fn secrets(text: &str) -> Vec<Span> {
             (form.lex)(&text, &mut spans);
         }
     }
+    elsewhere::spread(&text, &mut spans);
     spans.sort_unstable();
     spans
 }

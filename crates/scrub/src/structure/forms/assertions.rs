@@ -2,6 +2,10 @@
 //! (`>       assert token == os.environ["VAULT_TOKEN"]`): the values it compares, on the
 //! `E` lines below (`E  AssertionError: assert '«…»' == '«…»'`, and the diff's
 //! `E    - «…»` and `E    + «…»`). An assertion about other names keeps its values.
+//!
+//! Node's `AssertionError [ERR_ASSERTION]: <message>` whose message names a secret
+//! (`token rotated?`): the diff's `+ '«…»'` and `- '«…»'` lines and the error object's
+//! `actual: '«…»'` and `expected: '«…»'`, up to the object's closing `}`.
 
 use super::super::super::marker::REDACTED;
 use super::super::super::names::names_a_secret;
@@ -39,6 +43,44 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
     }
 }
 
+/// Most lines of a Node assertion's report read after its message.
+const MAX_NODE_LINES: usize = 40;
+
+pub(super) fn node(text: &Text<'_>, out: &mut Vec<Span>) {
+    let cue = "assertionerror [err_assertion]: ";
+    let mut resume = 0;
+    for (at, _) in text.lower.match_indices(cue) {
+        if at < resume {
+            continue;
+        }
+        let end = line_end(text.raw, at);
+        if !names_one(&text.raw[at + cue.len()..end]) {
+            continue;
+        }
+        let mut line = end;
+        for _ in 0..MAX_NODE_LINES {
+            let Some(next) = text.raw[line..].find('\n').map(|n| line + n + 1) else {
+                break;
+            };
+            let stop = line_end(text.raw, next);
+            let body = &text.raw[next..stop];
+            let trimmed = body.trim_start();
+            let valued = ["+ ", "- ", "actual: ", "expected: "]
+                .iter()
+                .any(|p| trimmed.starts_with(p));
+            if valued {
+                let from = next + (body.len() - trimmed.len());
+                quoted_values(text, from, stop, out);
+            }
+            line = stop;
+            if trimmed.starts_with('}') {
+                break;
+            }
+        }
+        resume = line;
+    }
+}
+
 /// Whether a word of `code` is a secret's name.
 fn names_one(code: &str) -> bool {
     code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -59,8 +101,12 @@ fn e_line(text: &Text<'_>, from: usize, rest: &str, out: &mut Vec<Span>) {
         }
         return;
     }
+    quoted_values(text, from, from + rest.len(), out);
+}
+
+/// Pushes the inside of every quoted string between `from` and `end`.
+fn quoted_values(text: &Text<'_>, from: usize, end: usize, out: &mut Vec<Span>) {
     let b = text.bytes();
-    let end = from + rest.len();
     let mut i = from;
     while i < end {
         match b[i] {
@@ -94,6 +140,19 @@ mod tests {
                 (
                     ">       assert user == 'bob'\nE       AssertionError: assert 'al' == 'bob'",
                     ">       assert user == 'bob'\nE       AssertionError: assert 'al' == 'bob'",
+                ),
+            ],
+        );
+        assert_lexed(
+            node,
+            &[
+                (
+                    "AssertionError [ERR_ASSERTION]: token rotated?\n+ actual - expected\n\n+ 'a@b/c:d'\n- 'Xq7w'\n    at f (x.js:3:8) {\n  code: 'ERR_ASSERTION',\n  actual: 'a@b/c:d',\n  expected: 'Xq7w',\n}",
+                    "AssertionError [ERR_ASSERTION]: token rotated?\n+ actual - expected\n\n+ '[REDACTED]'\n- '[REDACTED]'\n    at f (x.js:3:8) {\n  code: 'ERR_ASSERTION',\n  actual: '[REDACTED]',\n  expected: '[REDACTED]',\n}",
+                ),
+                (
+                    "AssertionError [ERR_ASSERTION]: count differs\n+ 'a'\n- 'b'",
+                    "AssertionError [ERR_ASSERTION]: count differs\n+ 'a'\n- 'b'",
                 ),
             ],
         );

@@ -13,6 +13,8 @@
 //! - a string literal that opens with an HTTP authorization scheme, `"Bearer «…»"`,
 //!   `b"Token «…»"`, as a traceback quotes the source line (not `"Token expired"`, a
 //!   challenge `'Basic realm="api"'`, nor `"Bearer " + token`);
+//! - Python's `http.client.InvalidURL: nonnumeric port: '«…»'`: what followed the last `:`
+//!   of an authority, a password when the user info was not split off;
 //! - a Telegram Bot API path, `/bot«…»/sendMessage`: the token between `bot` and the
 //!   method (a word in lower camel case), at least [`MIN_BOT_TOKEN`] characters.
 
@@ -145,6 +147,14 @@ pub(super) fn auth_schemes(text: &Text<'_>, out: &mut Vec<Span>) {
                 push(text, (inner, inner + value.len()), out);
             }
         }
+    }
+}
+
+pub(super) fn nonnumeric_port(text: &Text<'_>, out: &mut Vec<Span>) {
+    let cue = "nonnumeric port: '";
+    for (at, _) in text.lower.match_indices(cue) {
+        let inner = at + cue.len();
+        push(text, (inner, quoted_end(text.raw, inner, b'\'')), out);
     }
 }
 

@@ -437,3 +437,83 @@ fn a_password_with_at_signs_and_colons_goes_whole() {
         ),
     ]);
 }
+
+/// The classes of real programs' output that reached the Healthchecks body before
+/// (tests/corpus/programs/missed.txt), written afresh with secrets of our own.
+#[test]
+fn what_real_programs_quote_back_goes() {
+    check(&[
+        (
+            "STATEMENT:  INSERT INTO users (name, password_hash) VALUES ('ops', 'Wq4 zN8@x/y:Lp');",
+            "STATEMENT:  INSERT INTO users (name, password_hash) VALUES ('ops', '[REDACTED]');",
+        ),
+        (
+            "psql: error: could not translate host name \"Tm8RqzW2\" to address: Name or service not known",
+            "psql: error: could not translate host name \"[REDACTED]\" to address: Name or service not known",
+        ),
+        (
+            "open app:amber quill sprocket@tcp(db.invalid:3306)/app: no such host",
+            "open [REDACTED]@tcp(db.invalid:3306)/app: no such host",
+        ),
+        (
+            "config: parse \"redis://svc:amber quill sprocket@cache:6379/0\": net/url: invalid userinfo",
+            "config: parse \"redis://[REDACTED]@cache:6379/0\": net/url: invalid userinfo",
+        ),
+        (
+            "java.net.URISyntaxException: Illegal character in authority at index 8: https://ci:amber quill sprocket@repo.example/x",
+            "java.net.URISyntaxException: Illegal character in authority at index 8: https://[REDACTED]@repo.example/x",
+        ),
+        (
+            "No suitable driver found for jdbc:oracle:thin:scott/amber quill, #9%@//db:1521/ORCL",
+            "No suitable driver found for jdbc:oracle:thin:scott/[REDACTED]@//db:1521/ORCL",
+        ),
+        (
+            "+ jarsigner -keystore r.jks -storepass 'amber quill' app.jar release",
+            "+ jarsigner -keystore r.jks -storepass [REDACTED] app.jar release",
+        ),
+        (
+            "Error: Command failed: sshpass -p amber quill sprocket ssh -p 2222 backup@db true",
+            "Error: Command failed: sshpass -p [REDACTED] [REDACTED] ssh -p 2222 backup@db true",
+        ),
+        (
+            "Looking in indexes: http://ci:****@Qz7wTr/rest:9Lk@pypi.example:8080/simple",
+            "Looking in indexes: http://[REDACTED]@pypi.example:8080/simple",
+        ),
+        (
+            "configparser.InterpolationSyntaxError: '%' must be followed by '%' or '(', found: '%Qz7 amber'",
+            "configparser.InterpolationSyntaxError: '%' must be followed by '%' or '(', found: '%[REDACTED]'",
+        ),
+        (
+            "ValueError: invalid literal for int() with base 10: 'Qz7!wTr9x'\nhttp.client.InvalidURL: nonnumeric port: 'Qz7!wTr9x'",
+            "ValueError: invalid literal for int() with base 10: '[REDACTED]'\nhttp.client.InvalidURL: nonnumeric port: '[REDACTED]'",
+        ),
+        (
+            "http.client.InvalidURL: URL can't contain control characters. 'ops:amber quill@10.0.0.7' (found at least ' ')",
+            "http.client.InvalidURL: URL can't contain control characters. '[REDACTED]@10.0.0.7' (found at least ' ')",
+        ),
+        (
+            "api_key\n  String should have at most 8 characters [type=string_too_long, input_value='Qz7wTr9xLm', input_type=str]",
+            "api_key\n  String should have at most 8 characters [type=string_too_long, input_value='[REDACTED]', input_type=str]",
+        ),
+        (
+            "+ sed -i 's/@SMTP_PASSWORD@/Amber-quill42!/' mail.conf",
+            "+ sed -i 's/@SMTP_PASSWORD@/[REDACTED]/' mail.conf",
+        ),
+        (
+            "    conn.sendall(b\"Bearer amber quill sprocket\")",
+            "    conn.sendall(b\"Bearer [REDACTED]\")",
+        ),
+        (
+            "HTTPError: 401 Client Error: Unauthorized for url: https://api.example/botQz7wTr9xLm%3Aab/getUpdates",
+            "HTTPError: 401 Client Error: Unauthorized for url: https://api.example/bot[REDACTED]/getUpdates",
+        ),
+        (
+            ">       assert secret == expected\nE       AssertionError: assert 'Amber-quill42!' == 'Qz7wTr9x'\nE         - Qz7wTr9x\nE         + Amber-quill42!",
+            ">       assert secret == expected\nE       AssertionError: assert '[REDACTED]' == '[REDACTED]'\nE         - [REDACTED]\nE         + [REDACTED]",
+        ),
+        (
+            "ftp: Unknown .netrc keyword `sprocket'",
+            "ftp: Unknown .netrc keyword `[REDACTED]'",
+        ),
+    ]);
+}

@@ -16,7 +16,8 @@
 //! 2. credentials by their shape (`tokens`): vendors' documented tokens (the rows in `formats`),
 //!    JWTs, private keys, long high-entropy strings;
 //! 3. credentials by where they stand (`structure`): URL user info, headers, `curl -u`,
-//!    query parameters, `name=value` forms;
+//!    query parameters, `name=value` forms, the credential forms tools print; then the
+//!    randomness test over runs with a password's punctuation (`tokens/punctuated`);
 //! 4. personal data (`personal`): e-mail addresses, card numbers, IBANs, phone numbers,
 //!    public IP addresses.
 //!
@@ -96,6 +97,12 @@ impl Scrubber {
         // Shapes first: a private-key block must be seen whole before anything else edits it.
         let text = tokens::redact(&text);
         let text = structure::redact(&text);
+        // Random runs with a password's punctuation, once the rules that read a value by
+        // where it stands have taken theirs whole.
+        let text = match tokens::punctuated::redact(&text) {
+            Some(changed) => Cow::Owned(changed),
+            None => text,
+        };
         let text = personal::redact(&text);
         text.into_owned()
     }

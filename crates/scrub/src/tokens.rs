@@ -58,6 +58,7 @@
 
 mod benign;
 mod bigrams;
+pub mod punctuated;
 mod random;
 
 use std::borrow::Cow;

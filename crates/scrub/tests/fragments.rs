@@ -73,6 +73,7 @@ const FRAGMENTS: &[&str] = &[
     "INSERT INTO t (a, password) VALUES (",
     "'x', ",
     "Qm3vXr9TtLw2ZpK8sNb4:",
+    "Pa55#9hbmU!*UJh7rePtAVJG",
     "host name \"Kx9qZ4mWp\"",
 ];
 

@@ -3,9 +3,11 @@
 //! does (Python's `nonnumeric port: '…'` after `invalid literal for int() with base 10:
 //! '…'`, a value echoed by a traceback's locals).
 //!
-//! Only values that cannot be ordinary words spread: at least [`MIN_LEN`] bytes with a
-//! digit, a blank, punctuation or letters of both cases, and at most [`MAX_VALUES`] of them,
-//! so the cost stays a few substring searches of the text.
+//! Only values that cannot be ordinary words spread: one word (no blank, quote, bracket or
+//! list separator) of at least [`MIN_LEN`] bytes with a digit, punctuation or letters of
+//! both cases, and at most [`MAX_VALUES`] of them, so the cost stays a few substring
+//! searches of the text. (A passphrase does not spread: a form that read prose by mistake
+//! must not carry it across the text.)
 
 use super::super::super::marker::REDACTED;
 use super::lex::{Span, Text};
@@ -39,7 +41,12 @@ fn distinctive(value: &str) -> bool {
     let b = value.as_bytes();
     let mixed = b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase);
     let other = b.iter().any(|c| !c.is_ascii_alphabetic());
-    b.len() >= MIN_LEN && !value.contains(REDACTED) && value.trim() == value && (mixed || other)
+    // One word of a password's characters: a form that read prose by mistake (a value with
+    // blanks, quotes or brackets) must not carry it across the text.
+    let one_word = !b
+        .iter()
+        .any(|c| c.is_ascii_whitespace() || b"'\"`()[]{}<>|,;".contains(c));
+    b.len() >= MIN_LEN && !value.contains(REDACTED) && one_word && (mixed || other)
 }
 
 #[cfg(test)]
@@ -63,6 +70,8 @@ mod tests {
         for value in ["password", "short1", "lowercaseword"] {
             assert!(!distinctive(value), "{value}");
         }
-        assert!(distinctive("two words here"));
+        assert!(!distinctive("two words here"));
+        assert!(!distinctive("` repeated (one line"));
+        assert!(distinctive("Sup3r!5yit"));
     }
 }

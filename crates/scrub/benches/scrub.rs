@@ -220,13 +220,19 @@ fn tails() -> Vec<(&'static str, String)> {
             "random tokens glued by `:` (one line)",
             one_line("Qm3vXr9TtLw2ZpK8sNb4:"),
         ),
-        ("`sshpass -p a b ` repeated (one line)", one_line("sshpass -p a b ")),
+        (
+            "`sshpass -p a b ` repeated (one line)",
+            one_line("sshpass -p a b "),
+        ),
         (
             "`jdbc:oracle:thin:a/b ` repeated (one line)",
             one_line("jdbc:oracle:thin:a/b "),
         ),
         ("`u:p q@tcp(` repeated (one line)", one_line("u:p q@tcp(")),
-        ("`http://u:p q ` repeated (one line)", one_line("http://u:p q ")),
+        (
+            "`http://u:p q ` repeated (one line)",
+            one_line("http://u:p q "),
+        ),
         (
             "`INSERT INTO t (password) VALUES ('a'), (` repeated (one line)",
             one_line("INSERT INTO t (password) VALUES ('a'), ("),

@@ -104,7 +104,7 @@ impl Scrubber {
             None => text,
         };
         let text = personal::redact(&text);
-        text.into_owned()
+        merge_markers(text.into_owned())
     }
 }
 
@@ -161,6 +161,20 @@ fn is_invisible(c: char) -> bool {
             | '\u{ffa0}'
             | '\u{e0000}'..='\u{e007f}'
     )
+}
+
+/// `text` with markers that touch made one: two secrets side by side are one redaction,
+/// and a later pass that merged them would change the text without removing any of it.
+fn merge_markers(text: String) -> String {
+    let twice = REDACTED.repeat(2);
+    if !text.contains(&twice) {
+        return text;
+    }
+    let mut text = text;
+    while text.contains(&twice) {
+        text = text.replace(&twice, REDACTED);
+    }
+    text
 }
 
 /// The bytes of `text` outside markers.

@@ -15,7 +15,7 @@
 //! | tool variables | `SSHPASS=«…»`, `MYSQL_PWD=«…»` | `variables` |
 //! | option settings | `Setting --password (password) to «…»` | `settings` |
 //! | protocol traces | `PASS «…»`, `AUTH PLAIN «…»`, `A1 LOGIN user «…»` | `protocol` |
-//! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage`, `nonnumeric port: '«…»'` | `echoes` |
+//! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage`, `nonnumeric port: '«…»'`, `app.env: line 2: «…»: command not found` | `echoes` |
 //! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …`, Node's `+ '«…»'` after `[ERR_ASSERTION]: token …` | `assertions` |
 //! | host names | `host name "«pw»@db"` | `host` |
 //!
@@ -187,6 +187,13 @@ const FORMS: &[Form] = &[
         lex: echoes::auth_schemes,
         takes: "    sock.sendall(b\"Token «Xq7 w9» \" + payload)",
         keeps: "raise AuthError(\"Token expired\")",
+    },
+    Form {
+        name: "commands in a settings file",
+        cues: &[": command not found"],
+        lex: echoes::env_file_commands,
+        takes: "./app.env: line 2: «wombat»: command not found",
+        keeps: "./run.sh: line 2: wombat: command not found",
     },
     Form {
         name: "ports that are passwords",

@@ -13,6 +13,9 @@
 //! - a string literal that opens with an HTTP authorization scheme, `"Bearer «…»"`,
 //!   `b"Token «…»"`, as a traceback quotes the source line (not `"Token expired"`, a
 //!   challenge `'Basic realm="api"'`, nor `"Bearer " + token`);
+//! - bash's `./app.env: line 2: «…»: command not found` for a file of settings (`.env`,
+//!   `app.env`, `.env.local`): such a file holds only assignments, so a "command" in it is
+//!   the second word of a value with a blank in it (`DB_PASSWORD=two words`);
 //! - Python's `http.client.InvalidURL: nonnumeric port: '«…»'`: what followed the last `:`
 //!   of an authority, a password when the user info was not split off;
 //! - a Telegram Bot API path, `/bot«…»/sendMessage`: the token between `bot` and the
@@ -155,6 +158,27 @@ pub(super) fn nonnumeric_port(text: &Text<'_>, out: &mut Vec<Span>) {
     for (at, _) in text.lower.match_indices(cue) {
         let inner = at + cue.len();
         push(text, (inner, quoted_end(text.raw, inner, b'\'')), out);
+    }
+}
+
+pub(super) fn env_file_commands(text: &Text<'_>, out: &mut Vec<Span>) {
+    let cue = ": command not found";
+    for (at, _) in text.lower.match_indices(cue) {
+        let start = line_start(text.raw, at);
+        let line = &text.raw[start..at];
+        // `<file>: line <n>: <word>`
+        let Some((head, word)) = line.rsplit_once(": ") else {
+            continue;
+        };
+        let Some((file, number)) = head.rsplit_once(": line ") else {
+            continue;
+        };
+        let name = file.rsplit('/').next().unwrap_or(file);
+        let settings =
+            name == ".env" || name == "env" || name.ends_with(".env") || name.starts_with(".env.");
+        if settings && number.bytes().all(|c| c.is_ascii_digit()) && !word.contains(' ') {
+            push(text, (at - word.len(), at), out);
+        }
     }
 }
 

@@ -515,5 +515,13 @@ fn what_real_programs_quote_back_goes() {
             "ftp: Unknown .netrc keyword `sprocket'",
             "ftp: Unknown .netrc keyword `[REDACTED]'",
         ),
+        (
+            "./backup.env: line 4: sprocket: command not found",
+            "./backup.env: line 4: [REDACTED]: command not found",
+        ),
+        (
+            "jq: error (at <unknown>): Invalid numeric literal (while parsing 'Qz7#wTr9!xLm2$Kp8*vBn4^Hs6')",
+            "jq: error (at <unknown>): Invalid numeric literal (while parsing '[REDACTED]')",
+        ),
     ]);
 }

@@ -19,7 +19,8 @@
 //! (`IDENTIFIED BY `, `-p ` after a tool that takes it, `PASS `, Oracle logons after
 //! `sqlplus`, argument lists, duplicate-key details, `SSHPASS=`, host names with `@`,
 //! `AUTH LOGIN` lines), where a lexer that read each cue's line or value again would be
-//! quadratic.
+//! quadratic; and for those of 2026-12-05 (random tokens glued by `:`, `sshpass -p` with
+//! several words, thin driver URLs, Go DSNs, URL passwords with blanks, `INSERT`s).
 //!
 //! A tail whose first run takes longer than [`BUDGET`] is run once only.
 
@@ -212,6 +213,29 @@ fn tails() -> Vec<(&'static str, String)> {
         (
             "20-character tokens (one line)",
             one_line("Qm3vXr9TtLw2ZpK8sNb4 "),
+        ),
+        // The forms of 2026-12-05: random tokens glued by `:`, `sshpass -p` with words,
+        // thin driver URLs, Go DSNs, URL passwords with blanks, INSERTs of a secret column.
+        (
+            "random tokens glued by `:` (one line)",
+            one_line("Qm3vXr9TtLw2ZpK8sNb4:"),
+        ),
+        (
+            "`sshpass -p a b ` repeated (one line)",
+            one_line("sshpass -p a b "),
+        ),
+        (
+            "`jdbc:oracle:thin:a/b ` repeated (one line)",
+            one_line("jdbc:oracle:thin:a/b "),
+        ),
+        ("`u:p q@tcp(` repeated (one line)", one_line("u:p q@tcp(")),
+        (
+            "`http://u:p q ` repeated (one line)",
+            one_line("http://u:p q "),
+        ),
+        (
+            "`INSERT INTO t (password) VALUES ('a'), (` repeated (one line)",
+            one_line("INSERT INTO t (password) VALUES ('a'), ("),
         ),
     ]
 }

@@ -16,7 +16,8 @@
 //! 2. credentials by their shape (`tokens`): vendors' documented tokens (the rows in `formats`),
 //!    JWTs, private keys, long high-entropy strings;
 //! 3. credentials by where they stand (`structure`): URL user info, headers, `curl -u`,
-//!    query parameters, `name=value` forms;
+//!    query parameters, `name=value` forms, the credential forms tools print; then the
+//!    randomness test over runs with a password's punctuation (`tokens/punctuated`);
 //! 4. personal data (`personal`): e-mail addresses, card numbers, IBANs, phone numbers,
 //!    public IP addresses.
 //!
@@ -96,8 +97,14 @@ impl Scrubber {
         // Shapes first: a private-key block must be seen whole before anything else edits it.
         let text = tokens::redact(&text);
         let text = structure::redact(&text);
+        // Random runs with a password's punctuation, once the rules that read a value by
+        // where it stands have taken theirs whole.
+        let text = match tokens::punctuated::redact(&text) {
+            Some(changed) => Cow::Owned(changed),
+            None => text,
+        };
         let text = personal::redact(&text);
-        text.into_owned()
+        merge_markers(text.into_owned())
     }
 }
 
@@ -154,6 +161,20 @@ fn is_invisible(c: char) -> bool {
             | '\u{ffa0}'
             | '\u{e0000}'..='\u{e007f}'
     )
+}
+
+/// `text` with markers that touch made one: two secrets side by side are one redaction,
+/// and a later pass that merged them would change the text without removing any of it.
+fn merge_markers(text: String) -> String {
+    let twice = REDACTED.repeat(2);
+    if !text.contains(&twice) {
+        return text;
+    }
+    let mut text = text;
+    while text.contains(&twice) {
+        text = text.replace(&twice, REDACTED);
+    }
+    text
 }
 
 /// The bytes of `text` outside markers.

@@ -58,6 +58,7 @@
 
 mod benign;
 mod bigrams;
+pub mod punctuated;
 mod random;
 
 use std::borrow::Cow;
@@ -282,10 +283,71 @@ fn high_entropy(text: &str) -> Option<String> {
                 offset += segment.len() + 1;
             }
         } else if is_secret_token(token) && !benign::is_benign(&text[..start], token) {
-            ranges.push((start, end));
+            let (s, e) = glued(text, start, end);
+            // Kept disjoint: a piece glued on the left may be what an earlier range took.
+            let s = s.max(ranges.last().map_or(0, |r: &(usize, usize)| r.1));
+            ranges.push((s, e));
+            i = i.max(e);
         }
     }
     splice(text, &ranges)
+}
+
+/// How far around a random token pieces glued to it are looked for.
+const GLUE_REACH: usize = 256;
+
+/// The range of a random token at `start..end` with the pieces glued to it by `@` or `:`
+/// that are no words (a digit in them, or letters in no word's case: `2eNV26JqY@<token>:nIG`,
+/// a password with `@` and `:` in it, which the token's characters stop at; no `/` or `.`,
+/// so `scott/` of an Oracle logon and a host stay). A word stays (`token:<token>` keeps its name), and so
+/// does the rest when the run is a URL (`://`), an e-mail address, a host after `@`
+/// (a piece with a `.`) or a Go address (`@tcp(`): their own rules know their parts.
+fn glued(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let b = text.as_bytes();
+    let joined = |c: u8| is_token_byte(c) || c == b'@' || c == b':';
+    // Read at most GLUE_REACH bytes either way, so a long run of tokens costs one pass.
+    // (The run's ends are ASCII or follow a non-ASCII byte's last: char boundaries.)
+    let floor = start.saturating_sub(GLUE_REACH);
+    let ceiling = (end + GLUE_REACH).min(b.len());
+    let run_start = (floor..start)
+        .rev()
+        .find(|&i| !joined(b[i]))
+        .map_or(floor, |i| i + 1);
+    let run_end = (end..ceiling).find(|&i| !joined(b[i])).unwrap_or(ceiling);
+    if !text.is_char_boundary(run_start) || !text.is_char_boundary(run_end) {
+        return (start, end);
+    }
+    let run = &text[run_start..run_end];
+    if run.contains("://") || b.get(run_end) == Some(&b'(') || !run.contains(['@', ':']) {
+        return (start, end);
+    }
+    let glue = |piece: &str| {
+        !piece.is_empty()
+            && !piece.contains(['.', '/'])
+            && piece.bytes().all(is_token_byte)
+            && (piece.bytes().any(|c| c.is_ascii_digit()) || !word_shaped(piece))
+    };
+    let (mut s, mut e) = (start, end);
+    while s > run_start && matches!(b[s - 1], b'@' | b':') {
+        let from = (run_start..s - 1)
+            .rev()
+            .find(|&i| !is_token_byte(b[i]))
+            .map_or(run_start, |i| i + 1);
+        if !glue(&text[from..s - 1]) {
+            break;
+        }
+        s = from;
+    }
+    while e < run_end && matches!(b[e], b'@' | b':') {
+        let to = (e + 1..run_end)
+            .find(|&i| !is_token_byte(b[i]))
+            .unwrap_or(run_end);
+        if !glue(&text[e + 1..to]) {
+            break;
+        }
+        e = to;
+    }
+    (s, e)
 }
 
 /// Whether a token is a credential by its characters: the long-token rule, or the
@@ -312,6 +374,17 @@ fn is_labelled_digest(before: &str, token: &str) -> bool {
                     .strip_suffix(':')
                     .is_some_and(|b| ends_with_label(b, label))
         })
+}
+
+/// Whether `piece` is written as a word is: letters of one case, or a capital then small
+/// letters (`token`, `QGG`, `Cih`), or holds something other than letters.
+fn word_shaped(piece: &str) -> bool {
+    let b = piece.as_bytes();
+    let rest = &b[1.min(b.len())..];
+    !b.iter().all(u8::is_ascii_alphabetic)
+        || b.iter().all(u8::is_ascii_lowercase)
+        || b.iter().all(u8::is_ascii_uppercase)
+        || rest.iter().all(u8::is_ascii_lowercase)
 }
 
 /// The high-entropy rule for one token (see the module documentation).

@@ -2,7 +2,7 @@
 //! manual that documents it (`doc`): `redis-cli -a PW`, `sqlcmd -P PW`, `mongodump -p PW`,
 //! `smbclient -U user%PW`, `ldapsearch -w PW`, `lftp -u user,PW`, `mysql -pPW`,
 //! `docker login -p PW`, `sshpass -p PW`, `zip -P PW`, `7z -pPW`, `openssl -k PW` and
-//! `-pass pass:PW`, `keytool -storepass PW`, `ssh-keygen -N PW`, `gpg --passphrase PW`,
+//! `-pass pass:PW`, `keytool -storepass PW`, `jarsigner -storepass PW`, `ssh-keygen -N PW`, `gpg --passphrase PW`,
 //! `htpasswd -b FILE USER PW` (an operand), `SSHPASS=PW`, `MYSQL_PWD=PW`.
 //!
 //! This file is the data; the lexer that reads a command line (or an argument list) with
@@ -128,6 +128,8 @@ const SSHPASS_DOC: &str = "https://manpages.debian.org/bookworm/sshpass/sshpass.
 const SEVEN_ZIP_DOC: &str = "https://manpages.debian.org/bookworm/p7zip-full/7z.1.en.html";
 const OPENSSL_DOC: &str = "https://docs.openssl.org/3.0/man1/openssl-passphrase-options/";
 const KEYTOOL_DOC: &str = "https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html";
+const JARSIGNER_DOC: &str =
+    "https://docs.oracle.com/en/java/javase/21/docs/specs/man/jarsigner.html";
 const CURL_DOC: &str = "https://curl.se/docs/manpage.html";
 const SSH_KEYGEN_DOC: &str = "https://man.openbsd.org/ssh-keygen.1";
 
@@ -270,6 +272,21 @@ pub(crate) const TOOLS: &[Tool] = &[
     tool(&["keytool"], KEYTOOL_PASSWORDS[4], Next, Whole, KEYTOOL_DOC),
     tool(&["keytool"], KEYTOOL_PASSWORDS[5], Next, Whole, KEYTOOL_DOC),
     tool(&["keytool"], KEYTOOL_PASSWORDS[6], Next, Whole, KEYTOOL_DOC),
+    // jarsigner: `-storepass arg` and `-keypass arg`, as keytool's.
+    tool(
+        &["jarsigner"],
+        KEYTOOL_PASSWORDS[0],
+        Next,
+        Whole,
+        JARSIGNER_DOC,
+    ),
+    tool(
+        &["jarsigner"],
+        KEYTOOL_PASSWORDS[1],
+        Next,
+        Whole,
+        JARSIGNER_DOC,
+    ),
     // ssh-keygen: `-N new_passphrase`, `-P passphrase` (the old one).
     tool(&["ssh-keygen"], "-N", Next, Whole, SSH_KEYGEN_DOC),
     tool(&["ssh-keygen"], "-P", Next, Whole, SSH_KEYGEN_DOC),

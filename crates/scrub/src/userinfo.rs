@@ -11,6 +11,13 @@
 //!   not a port, the first `@` after it that a host follows (a password may hold `/`:
 //!   `app:pa/ss@db/x`). A port (`host:8080/@scope/pkg`) or no `:` at all
 //!   (`https://registry/@types/node`) means the `@` is in the path, and nothing goes.
+//! - when the host that `@` leaves is no host name (no `.`, a capital in it:
+//!   `u:p@Kx9q/rest@db.example:5432`, a password with `@` and `/` that a client masked up
+//!   to its first `@` only), the next `@` that a dotted host or an IP address follows;
+//! - when `user:` is followed by no `@` before a blank, and the line goes on with a few
+//!   words of a password (blanks inside, no `/`, `,` or `;`) then `@` and a host (Go's, Java's
+//!   and Ruby's parse errors quote such a URL whole: `parse "redis://svc:two words@cache"`),
+//!   that `@`. The user name must hold no `.` (`example.com:port is wrong` is a host).
 //!
 //! The whole user info goes, user name included (a user name can be a token:
 //! `https://ghp_…@github.com`); the scheme, host, port and path stay.
@@ -64,6 +71,9 @@ fn user_info_end(rest: &str) -> Option<usize> {
     let candidate = &rest[..rest
         .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`'))
         .unwrap_or(rest.len())];
+    if let Some(at) = user_info_with_blanks(rest, candidate.len()) {
+        return Some(at);
+    }
     let path = candidate.find(['/', '?', '#']).unwrap_or(candidate.len());
     let at = match candidate[..path].rfind('@') {
         Some(at) => at,
@@ -79,7 +89,76 @@ fn user_info_end(rest: &str) -> Option<usize> {
     // `user:password@` goes whatever follows, even no host at all (`@/db`, `@:5432`, an
     // unset host variable); a bare `name@` only before a host.
     let credentials = candidate[..at].contains(':');
+    let at = match credentials {
+        true => past_a_false_host(candidate, at),
+        false => at,
+    };
     (at > 0 && (credentials || host_starts(&candidate[at + 1..]))).then_some(at)
+}
+
+/// Most words a password with blanks is read over.
+const MAX_PASSWORD_WORDS: usize = 6;
+
+/// The `@` after `user:` and a password with blanks in it, when the authority candidate
+/// (`rest[..word]`) is `user:` and a word with no `@`, and the line goes on to one.
+fn user_info_with_blanks(rest: &str, word: usize) -> Option<usize> {
+    let (user, first) = rest[..word].split_once(':')?;
+    let plain = |s: &str| !s.contains(['@', '/', '?', '#', '.', ',', ';']);
+    if user.is_empty() || !plain(user) || first.is_empty() || first.contains(['@', '/']) {
+        return None;
+    }
+    if first.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
+    let mut end = word;
+    for _ in 0..MAX_PASSWORD_WORDS {
+        let blank = line[end..].len() - line[end..].trim_start_matches([' ', '\t']).len();
+        if blank == 0 {
+            return None;
+        }
+        let start = end + blank;
+        let next = line[start..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`'))
+            .map_or(line.len(), |n| start + n);
+        let w = &line[start..next];
+        if let Some(at) = w.find('@') {
+            let host = &w[at + 1..];
+            let shaped = host.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '[');
+            return (shaped && !w[..at].contains(['/', ',', ';'])).then_some(start + at);
+        }
+        if w.is_empty() || w.contains(['/', ',', ';', ':']) || w.contains("://") {
+            return None;
+        }
+        end = next;
+    }
+    None
+}
+
+/// The `@` that ends the user info when the one at `at` leaves a host that is no host
+/// name (no `.`, a capital: host names are written in small letters) and a later `@` before `?` or `#` is followed by a
+/// dotted host or an IP address: the password held `@` and `/`.
+fn past_a_false_host(candidate: &str, at: usize) -> usize {
+    let after = &candidate[at + 1..];
+    let host = &after[..after.find(['/', ':', '?', '#', '@']).unwrap_or(after.len())];
+    let false_host = !host.contains('.') && host.bytes().any(|b| b.is_ascii_uppercase());
+    if !false_host {
+        return at;
+    }
+    let stop = after.find(['?', '#']).unwrap_or(after.len());
+    let Some(next) = after[..stop].rfind('@') else {
+        return at;
+    };
+    let real = &after[next + 1..];
+    let real = &real[..real.find(['/', ':', '?', '#']).unwrap_or(real.len())];
+    let dotted = real.contains('.')
+        && real
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    match dotted {
+        true => at + 1 + next,
+        false => at,
+    }
 }
 
 /// Whether a host (a name, an IP address, `[` of an IPv6 one, or a marker that stands for
@@ -150,6 +229,44 @@ mod tests {
             scrub("ftp://me@example.com@files/x"),
             "ftp://[REDACTED]@files/x"
         );
+    }
+
+    #[test]
+    fn passwords_with_blanks_go_whole() {
+        for (text, want) in [
+            (
+                "config: parse \"redis://svc:two words here@cache:6379/0\": net/url: invalid userinfo",
+                "config: parse \"redis://[REDACTED]@cache:6379/0\": net/url: invalid userinfo",
+            ),
+            (
+                "Illegal character in authority at index 8: https://deploy:a b c@repo.internal/x",
+                "Illegal character in authority at index 8: https://[REDACTED]@repo.internal/x",
+            ),
+            (
+                "Looking in indexes: http://app:****@Kx9qZ/rest:2V8@127.0.0.1:3747/simple",
+                "Looking in indexes: http://[REDACTED]@127.0.0.1:3747/simple",
+            ),
+        ] {
+            assert_eq!(scrub(text), want, "{text}");
+        }
+        for (text, want) in [
+            (
+                "see http://localhost:8080 or mail admin@example.com",
+                "see http://localhost:8080 or mail admin@example.com",
+            ),
+            (
+                "http://example.com:port is wrong, ask ops@example.com",
+                "http://example.com:port is wrong, ask ops@example.com",
+            ),
+            ("http://host:abc/x then y@z", "http://host:abc/x then y@z"),
+            (
+                "https://u:p@db/pkg/@types/node",
+                "https://[REDACTED]@db/pkg/@types/node",
+            ),
+            ("https://u:p@Db/x@y", "https://[REDACTED]@Db/x@y"),
+        ] {
+            assert_eq!(scrub(text), want, "{text}");
+        }
     }
 
     #[test]

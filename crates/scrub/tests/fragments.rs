@@ -63,6 +63,18 @@ const FRAGMENTS: &[&str] = &[
     "☃",
     "𑏌",
     "[REDACTED]",
+    "sshpass -p a b ",
+    " ssh ",
+    "jdbc:oracle:thin:a/",
+    "@//db:1521/X",
+    "u:p q@tcp(",
+    "http://u:p q ",
+    "@db.example:5432",
+    "INSERT INTO t (a, password) VALUES (",
+    "'x', ",
+    "Qm3vXr9TtLw2ZpK8sNb4:",
+    "Pa55#9hbmU!*UJh7rePtAVJG",
+    "host name \"Kx9qZ4mWp\"",
 ];
 
 fn text(rng: &mut fastrand::Rng, pieces: usize) -> String {

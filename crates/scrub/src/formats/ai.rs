@@ -59,6 +59,10 @@ pub(super) const FORMATS: &[Format] = &[
     // "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":
     // `sk-or-v1-` and 64 lower-case hex digits. The page gives this one example and no rule,
     // so the length and alphabet are the example's.
+    // Provenance checked on 2026-12-05 with the docs search: the page (and its Python and
+    // Go twins) holds the field's description and that example word for word. The
+    // authentication guide (openrouter.ai/docs/guides/overview/auth/api-keys) adds only the
+    // prefix: "OpenRouter treats a bearer that starts with sk-or-v1- as an API key."
     Format {
         vendor: "OpenRouter",
         kind: "API key",

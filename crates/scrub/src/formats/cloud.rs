@@ -53,6 +53,9 @@ pub(super) const FORMATS: &[Format] = &[
     // holding upper- and lower-case letters, digits, `-` and `_`, which is the base64url set:
     // so `AIza` and 35 base64url characters. The page gives this one example and no rule, so
     // the length is the example's.
+    // Provenance checked on 2026-12-05 with the docs search: the page (cloud.google.com/docs/
+    // authentication/api-keys) holds "The API key string is an encrypted string, for example,
+    // AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe." word for word.
     Format {
         vendor: "Google Cloud",
         kind: "API key",
@@ -252,6 +255,9 @@ pub(super) const FORMATS: &[Format] = &[
     // calls "not sensitive"); they never state the length of the token a user holds, only
     // its `sha256~` form and alphabet. So the pattern takes 43 base64url characters or more,
     // to the end of the run, not exactly 43: a longer token goes whole, not cut after 43.
+    // Provenance checked on 2026-12-05 with the docs search: Red Hat's OAuth APIs page
+    // (4.12 and later, and OKD's copy) holds the quoted sentences word for word; the
+    // guide's `sha256~Ksck…` example was not among the search's results and is not re-checked.
     Format {
         vendor: "Red Hat OpenShift",
         kind: "OAuth access token",
@@ -324,6 +330,9 @@ pub(super) const FORMATS: &[Format] = &[
     // "pul-75a564ac7f3a48079a0c448c1e1ec95c4cfed141"`, `pul-` and 40 lower-case hex digits.
     // The page gives this one example and no rule, so the length and alphabet are the
     // example's.
+    // Provenance checked on 2026-12-05 with the docs search: the page's "Create Personal
+    // Access Token" default response holds `"tokenValue":
+    // "pul-75a564ac7f3a48079a0c448c1e1ec95c4cfed141"` word for word.
     Format {
         vendor: "Pulumi",
         kind: "access token",
@@ -342,6 +351,11 @@ pub(super) const FORMATS: &[Format] = &[
     // six-character checksum, all from its 32-character set: 32 bytes are 256 bits, so 52
     // data characters and 6 of checksum, 58 after `AGE-SECRET-KEY-1`, as in the example.
     // Upper case, because the HRP is upper case and Bech32 does not mix cases.
+    // Provenance checked on 2026-12-05 with the docs search: not confirmed. The search holds no
+    // copy of the C2SP age.md page, and the age(1) manual it holds stops before the identity
+    // section; the quote and example above are the earlier session's, not re-read here.
+    // (Only third-party libraries found agree: secret keys start `AGE-SECRET-KEY-1`, upper
+    // case, Bech32.)
     Format {
         vendor: "age",
         kind: "X25519 secret key (identity)",

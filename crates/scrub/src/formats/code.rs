@@ -203,6 +203,9 @@ pub(super) const FORMATS: &[Format] = &[
     // and no length; the length follows from the entropy: a Base62 character carries 5.95
     // bits, so 178 bits are 30 random characters (30 give 178.6, 29 only 172.7), and the
     // checksum adds 6: 36 letters and digits after `npm_`.
+    // Provenance checked on 2026-12-05 with the docs search: the post (now at
+    // github.blog/security/announcing-npms-new-access-token-format) holds each quoted
+    // phrase word for word; it still gives no example and no length.
     Format {
         vendor: "npm",
         kind: "access token",
@@ -242,6 +245,9 @@ pub(super) const FORMATS: &[Format] = &[
     // pattern: .*\bcmVmd[A-Za-z0-9]{59}\b.*, starting with cmVMd followed by 59 more
     // alphanumeric characters." (The sentence writes the prefix `cmVMd`, the page's own
     // pattern `cmVmd`; the pattern is taken.) So `cmVmd` and 59 letters and digits.
+    // Provenance checked on 2026-12-05 with the docs search: the page holds "reference tokens
+    // follow this pattern: .*\bcmVmd[A-Za-z0-9]{59}\b.*, starting with cmVMd followed by 59
+    // more alphanumeric characters." word for word.
     Format {
         vendor: "JFrog",
         kind: "reference token",

@@ -45,6 +45,8 @@ pub(super) const FORMATS: &[Format] = &[
     // Evidence, from Sentry's "Token and Credential Formats" page, whose table gives
     // "`sntryu_[a-f0-9]{64}` | Personal auth token": `sntryu_` and 64 lower-case hex
     // digits.
+    // Provenance checked on 2026-12-05 with the docs search: the page's Formats table holds
+    // that row word for word.
     Format {
         vendor: "Sentry",
         kind: "personal auth token",

@@ -438,7 +438,7 @@ fn not_a_secret(
             || annotated && is_type(value)
             || is_code(value)
             || is_attribute_reference(value));
-    let done = text[value_start..].starts_with(REDACTED)
+    let done = text[value_start..].starts_with(REDACTED) && !glued_tail(&value[REDACTED.len().min(value.len())..])
         // `PWD={[REDACTED]}`: a marker in the value's own brackets is done.
         || value.trim_matches(['{', '}', '(', ')']) == REDACTED
         // `-pass pass:[REDACTED]`: a form (`forms`) took the value after its prefix.
@@ -451,6 +451,18 @@ fn not_a_secret(
         || is_reference(value)
         || verdict(name, separator);
     prose || done
+}
+
+/// Whether what follows a marker at a value's start is the rest of the value that the
+/// shape layer's token stopped at: `:` and token characters to the value's end
+/// (`ACME_KEY=[REDACTED]:Cih`, a password with a `:` in it).
+fn glued_tail(rest: &str) -> bool {
+    rest.strip_prefix(':').is_some_and(|tail| {
+        !tail.is_empty()
+            && tail
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"_+~-".contains(&c))
+    })
 }
 
 /// A value that says where the secret is, not what: OpenSSL's `env:VAR`, `file:path`,

@@ -8,12 +8,19 @@
 //! | scheme-less DSN | `«user:pw»@tcp(db:3306)/x`, `«user:pw»@db:5432/x` | `dsn` |
 //! | connection string | `Pwd=«…»;`, `Password="«…»"`, `pw=«…»` | `connection` |
 //! | SQL | `IDENTIFIED BY '«…»'`, `PASSWORD '«…»'`, `Key (api_token)=(«…»)` | `sql` |
+//! | SQL inserts | `INSERT INTO users (name, password_hash) VALUES ('ops', '«…»')` | `insert` |
 //! | server configuration | `requirepass «…»`, `masterauth «…»` | `server_config` |
 //! | tool flags | `sshpass -p «…»`, `['zip', '-P', '«…»']`, `htpasswd -b f u «…»` | `flags` (rows in `tool_flags`) |
+//! | sshpass passwords of words | `sshpass -p «one two» ssh host` (a command joined by blanks) | `sshpass` |
 //! | tool variables | `SSHPASS=«…»`, `MYSQL_PWD=«…»` | `variables` |
 //! | option settings | `Setting --password (password) to «…»` | `settings` |
 //! | protocol traces | `PASS «…»`, `AUTH PLAIN «…»`, `A1 LOGIN user «…»` | `protocol` |
+//! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage`, `nonnumeric port: '«…»'`, `app.env: line 2: «…»: command not found` | `echoes` |
+//! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …`, Node's `+ '«…»'` after `[ERR_ASSERTION]: token …` | `assertions` |
 //! | host names | `host name "«pw»@db"` | `host` |
+//!
+//! A value any form finds goes wherever else it stands in the text too, when it cannot be
+//! an ordinary word (`elsewhere`).
 //!
 //! A row names the words one of which the text must hold (its cues, matched without regard
 //! to case) before its lexer reads it, so text without them costs a substring search. The
@@ -21,16 +28,21 @@
 //! many cues costs one pass. What they find is replaced in one splice; where two forms
 //! claim overlapping text, the one that starts first wins.
 
+mod assertions;
 mod connection;
 mod dsn;
+mod echoes;
+mod elsewhere;
 mod flags;
 mod host;
+mod insert;
 mod lex;
 mod oracle;
 mod protocol;
 mod server_config;
 mod settings;
 mod sql;
+mod sshpass;
 mod variables;
 
 pub(super) use lex::Span;
@@ -92,6 +104,13 @@ const FORMS: &[Form] = &[
         keeps: "ERROR:  syntax error at or near \"IDENTIFIED\"",
     },
     Form {
+        name: "SQL inserts",
+        cues: &["insert into "],
+        lex: insert::secrets,
+        takes: "STATEMENT:  INSERT INTO users (name, password_hash) VALUES ('ops', '«Xq7 w$9»');",
+        keeps: "INSERT INTO users (name, email) VALUES ('ops', 'ops')",
+    },
+    Form {
         name: "server configuration",
         cues: &["requirepass", "masterauth", "primaryauth", "auth-pass"],
         lex: server_config::secrets,
@@ -104,6 +123,13 @@ const FORMS: &[Form] = &[
         lex: flags::secrets,
         takes: "+ 7z a -p«S3cret» x.7z",
         keeps: "+ ssh -p 2222 host && mkdir -p /x && psql -p 5432",
+    },
+    Form {
+        name: "sshpass passwords of words",
+        cues: &["sshpass"],
+        lex: sshpass::secrets,
+        takes: "Command failed: sshpass -p «Xq7w9» «Lm2 pear» ssh backup@db true",
+        keeps: "+ sshpass -e ssh -p 22 backup@db",
     },
     Form {
         name: "tool variables",
@@ -133,6 +159,76 @@ const FORMS: &[Form] = &[
         lex: protocol::secrets,
         takes: "*cmd* 'PASS «Xq7w9Lm2»'",
         keeps: "--- PASS: TestLogin (0.01s)",
+    },
+    Form {
+        name: "configparser's interpolation error",
+        cues: &["must be followed by '%'"],
+        lex: echoes::configparser,
+        takes: "'%' must be followed by '%' or '(', found: '%«Xq7 w9»'",
+        keeps: "'%' must be followed by '%' or '(', found: '%'",
+    },
+    Form {
+        name: ".netrc",
+        cues: &[".netrc keyword", "machine ", "default "],
+        lex: echoes::netrc,
+        takes: "ftp: Unknown .netrc keyword `«Xq7w9»'",
+        keeps: "machine db login backup",
+    },
+    Form {
+        name: "pydantic input values",
+        cues: &["input_value="],
+        lex: echoes::pydantic,
+        takes: "api_key\n  too long [type=string_too_long, input_value='«Xq7w9»', input_type=str]",
+        keeps: "db_host\n  too long [type=string_too_long, input_value='db', input_type=str]",
+    },
+    Form {
+        name: "authorization schemes in strings",
+        cues: &["bearer ", "token ", "basic "],
+        lex: echoes::auth_schemes,
+        takes: "    sock.sendall(b\"Token «Xq7 w9» \" + payload)",
+        keeps: "raise AuthError(\"Token expired\")",
+    },
+    Form {
+        name: "commands in a settings file",
+        cues: &[": command not found"],
+        lex: echoes::env_file_commands,
+        takes: "./app.env: line 2: «wombat»: command not found",
+        keeps: "./run.sh: line 2: wombat: command not found",
+    },
+    Form {
+        name: "ports that are passwords",
+        cues: &["nonnumeric port: '"],
+        lex: echoes::nonnumeric_port,
+        takes: "http.client.InvalidURL: nonnumeric port: '«Sup3r!5yit»'",
+        keeps: "http.client.InvalidURL: nonnumeric port: ''",
+    },
+    Form {
+        name: "Telegram bot paths",
+        cues: &["/bot"],
+        lex: echoes::telegram,
+        takes: "401 for url: https://api.telegram.org/bot«Xq7w9Lm2pe»/sendMessage",
+        keeps: "GET /bots/sendMessage",
+    },
+    Form {
+        name: "sed templates",
+        cues: &["sed "],
+        lex: echoes::sed,
+        takes: "+ sed -i 's/@DB_PASSWORD@/«Xq7w9»/' app.conf",
+        keeps: "+ sed -i 's/@DB_HOST@/db/' app.conf",
+    },
+    Form {
+        name: "test assertions",
+        cues: &["assert"],
+        lex: assertions::secrets,
+        takes: ">       assert token == expected\nE       AssertionError: assert '«Xq7w9»' == '«Lm2p»'",
+        keeps: ">       assert count == 3\nE       AssertionError: assert 2 == 3",
+    },
+    Form {
+        name: "Node assertions",
+        cues: &["err_assertion"],
+        lex: assertions::node,
+        takes: "AssertionError [ERR_ASSERTION]: token rotated?\n+ '«Xq7w9»'\n- '«Lm2p»'",
+        keeps: "AssertionError [ERR_ASSERTION]: count differs\n+ 3\n- 4",
     },
     Form {
         name: "host names",
@@ -169,6 +265,7 @@ pub(super) fn secrets(text: &str) -> Vec<Span> {
             (form.lex)(&text, &mut spans);
         }
     }
+    elsewhere::spread(&text, &mut spans);
     spans.sort_unstable();
     spans
 }

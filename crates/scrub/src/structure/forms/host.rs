@@ -5,6 +5,12 @@
 //! `getaddrinfo ENOTFOUND …@db`, curl's `Could not resolve host: …@db`. The part before
 //! the last `@` goes; the host after it stays.
 //!
+//!
+//! With the `@` in the password and a `/` after it, the client reads what lies between as
+//! the host (`app:pw@Kx9qZ/rest@db` resolves `Kx9qZ`): a "host name" with no `.` that mixes
+//! capitals, small letters and digits is no one's host name (DNS names are written in one
+//! case) and goes whole.
+//!
 //! The host is the word after one of [`CUES`] (inside its quotes, if quoted). A URL there
 //! (`lookup postgres://…@db`) is the URL rule's, and stays.
 
@@ -38,6 +44,9 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
             };
             let host = &text.raw[start..end];
             let Some(last) = host.rfind('@') else {
+                if is_password_piece(host) {
+                    out.push((start, end));
+                }
                 continue;
             };
             let before = &host[..last];
@@ -46,6 +55,17 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
             }
         }
     }
+}
+
+/// Whether a "host name" without `@` is a piece of a password: no `.`, and capitals,
+/// small letters and digits all in it.
+fn is_password_piece(host: &str) -> bool {
+    let b = host.as_bytes();
+    b.len() >= 6
+        && b.iter().all(u8::is_ascii_alphanumeric)
+        && b.iter().any(u8::is_ascii_uppercase)
+        && b.iter().any(u8::is_ascii_lowercase)
+        && b.iter().any(u8::is_ascii_digit)
 }
 
 #[cfg(test)]
@@ -78,6 +98,10 @@ mod tests {
                 "curl: (6) Could not resolve host: Xq7w@db",
                 "curl: (6) Could not resolve host: [REDACTED]@db",
             ),
+            (
+                "pg_dump: error: could not translate host name \"Kx9qZ4mWp\" to address: Name or service not known",
+                "pg_dump: error: could not translate host name \"[REDACTED]\" to address: Name or service not known",
+            ),
         ];
         super::super::assert_lexed(super::secrets, &cases);
     }
@@ -90,6 +114,9 @@ mod tests {
             "dial tcp: lookup postgres://[REDACTED]@db:5432: no such host",
             "host name \"[REDACTED]@db\"",
             "DNS lookup failed",
+            "could not translate host name \"db01\" to address",
+            "could not translate host name \"DBSERVER01\" to address",
+            "could not translate host name \"Postgres\" to address",
         ] {
             assert_eq!(r(text), text);
         }

@@ -13,6 +13,11 @@
 //! `actions/checkout@v4` and `node_modules/@types/node` stay, and
 //! `jdbc:oracle:thin:@db:1521:ORCL` (no logon) keeps its prefix.
 //!
+//! Inside the thin driver's URL the prefix says where the logon starts, so the password
+//! runs from the `/` after the user to the `@` before the connect identifier whatever it
+//! holds (`jdbc:oracle:thin:scott/two words, #%@//db:1521/ORCL`): the last `@` that Oracle's
+//! identifier follows, before the line's end or the next `jdbc:`.
+//!
 //! A logon without a connect identifier (`sqlplus -s scott/tiger`, `expdp
 //! userid=system/pw directory=…`, `CONNECT app/pw`) is read forward from the program or
 //! command: its first operand (after its flags), alone or after `userid=`, when it is
@@ -32,6 +37,7 @@ const JDBC_PREFIXES: &[&str] = &["jdbc:oracle:thin:", "jdbc:oracle:oci:", "jdbc:
 
 pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
     logons_after_tools(text, out);
+    thin_urls(text, out);
     let b = text.bytes();
     let mut line = Line::default();
     for (at, _) in text.raw.match_indices('@') {
@@ -59,6 +65,39 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
             .is_some_and(|c| c.is_ascii_alphanumeric() || b"/(\"".contains(c));
         if named && identifier && &text.raw[password.0..password.1] != REDACTED {
             out.push(password);
+        }
+    }
+}
+
+/// The password of each driver URL's logon, `jdbc:oracle:thin:user/«…»@identifier`, up to
+/// the last `@` before an identifier only Oracle writes (within [`BACK_REACH`] bytes, on
+/// the line, before another `jdbc:`).
+fn thin_urls(text: &Text<'_>, out: &mut Vec<Span>) {
+    let b = text.bytes();
+    for prefix in JDBC_PREFIXES {
+        for (at, _) in text.lower.match_indices(prefix) {
+            let user = at + prefix.len();
+            let slash = user
+                + b[user..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || b"_$#.".contains(c))
+                    .count();
+            if slash == user || b.get(slash) != Some(&b'/') {
+                continue;
+            }
+            let mut end = super::lex::line_end(text.raw, slash).min(slash + BACK_REACH);
+            if let Some(next) = text.lower[slash..end].find("jdbc:") {
+                end = slash + next;
+            }
+            let Some(sign) = (slash + 1..end)
+                .rev()
+                .find(|&i| b[i] == b'@' && identifier_says_oracle(&b[i + 1..]))
+            else {
+                continue;
+            };
+            if sign > slash + 1 && !text.raw[slash + 1..sign].contains(REDACTED) {
+                out.push((slash + 1, sign));
+            }
         }
     }
 }
@@ -287,6 +326,20 @@ mod tests {
         assert_eq!(
             r("jdbc:oracle:thin:app/a@b@c@//db:1521/svc"),
             "jdbc:oracle:thin:app/[REDACTED]@//db:1521/svc"
+        );
+        // Inside the driver's URL, blanks and any punctuation too.
+        for password in ["two words here", "Pa5#Kx,-%-q7", "a/b@c:d", "x'y\"z"] {
+            assert_eq!(
+                r(&format!(
+                    "No suitable driver found for jdbc:oracle:thin:scott/{password}@//db:1521/ORCL"
+                )),
+                "No suitable driver found for jdbc:oracle:thin:scott/[REDACTED]@//db:1521/ORCL",
+                "{password}"
+            );
+        }
+        assert_eq!(
+            r("jdbc:oracle:thin:a/p 1@//h1/X, jdbc:oracle:thin:b/p 2@h2:1521:Y"),
+            "jdbc:oracle:thin:a/[REDACTED]@//h1/X, jdbc:oracle:thin:b/[REDACTED]@h2:1521:Y"
         );
     }
 

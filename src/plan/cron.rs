@@ -115,7 +115,12 @@ fn macro_fields(name: &str) -> Option<&'static str> {
 impl Schedule {
     /// Parses a schedule: five fields separated by blanks, or an `@` macro.
     pub fn parse(text: &str) -> Result<Schedule, ParseError> {
-        let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+        // Cron separates fields with blanks and tabs only; a line feed, carriage return or
+        // form feed is no separator to it.
+        if text.chars().any(|c| c.is_control() && c != '\t') {
+            return error("a schedule holds only printable characters, blanks and tabs");
+        }
+        let fields: Vec<&str> = text.split([' ', '\t']).filter(|f| !f.is_empty()).collect();
         if let [single] = fields[..]
             && single.starts_with('@')
         {

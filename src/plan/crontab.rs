@@ -8,13 +8,14 @@
 //! wrapped are printed as they are. `CRON_TZ` sets the zone of the schedules after it,
 //! `SHELL` the shell that wraps their commands.
 
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
 
 use crate::plan::cron::Schedule;
-use crate::plan::{Planned, Zone, report, shell};
+use crate::plan::{NoPeriod, Planned, Zone, report, shell};
 use crate::state::job;
 
 /// How to read and wrap the crontab.
@@ -40,11 +41,14 @@ struct Settings {
     zone: Option<Zone>,
     /// `SHELL`, if set: cron runs the commands with it.
     shell: Option<String>,
-    names: Vec<String>,
+    /// The job names taken, and for each name asked for the last suffix tried.
+    names: HashSet<String>,
+    suffixes: HashMap<String, u32>,
 }
 
 /// Rewrites `text`; an error names the line.
 pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritten> {
+    check_url_dir(options.url_dir)?;
     let mut settings = Settings {
         zone: options.zone.clone(),
         shell: None,
@@ -56,6 +60,7 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
                 shell::wrapped_job(&shell::unescape(shell::split_input(entry.command).0))?
             })
             .collect(),
+        suffixes: HashMap::new(),
     };
     let mut out = Rewritten {
         text: String::with_capacity(text.len() * 2),
@@ -69,44 +74,82 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
         let wrapped = rewrite_line(body, options, &mut settings, plan)
             .map_err(|e| anyhow!("--crontab line {}: {e:#}", i + 1))?;
         match wrapped {
-            Some((text, planned)) => {
+            Line::Wrapped(text, planned) => {
                 out.text.push_str(&report::comment(&planned));
                 out.text.push('\n');
                 out.text.push_str(&text);
-                out.planned.push(planned);
+                out.planned.push(*planned);
             }
-            None => out.text.push_str(body),
+            Line::Kept => out.text.push_str(body),
+            Line::NeverFires => {
+                out.text.push_str(report::NEVER_FIRES);
+                out.text.push('\n');
+                out.text.push_str(body);
+            }
         }
         out.text.push_str(end);
     }
     Ok(out)
 }
 
-/// The wrapped line and its heartbeat, or `None` for a line printed as it is.
+/// What becomes of one line.
+enum Line {
+    /// Printed as it is.
+    Kept,
+    /// A job whose schedule never fires (a common way to turn a job off, which cron
+    /// accepts): printed as it is, under a comment that says why it is not wrapped.
+    NeverFires,
+    /// The wrapped line and its heartbeat.
+    Wrapped(String, Box<Planned>),
+}
+
+/// `--url-dir` as it will be written on every wrapped line must read back the same through
+/// cron's `%` rule.
+fn check_url_dir(dir: &Path) -> Result<()> {
+    let dir = dir
+        .to_str()
+        .ok_or_else(|| anyhow!("--url-dir is not UTF-8"))?;
+    let quoted = shell::quote(dir);
+    let escaped = shell::escape(&quoted);
+    let (runs, rest) = shell::split_input(&escaped);
+    match shell::unescape(runs) == quoted && rest.is_empty() {
+        true => Ok(()),
+        false => Err(anyhow!(
+            "--url-dir {quoted} cannot be written on a crontab line so that cron reads it back \
+             unchanged (a backslash before %)"
+        )),
+    }
+}
+
+/// What becomes of `line`.
 fn rewrite_line(
     line: &str,
     options: &Options,
     settings: &mut Settings,
     plan: &PlanJob,
-) -> Result<Option<(String, Planned)>> {
+) -> Result<Line> {
     if line.contains('\0') {
         return Err(anyhow!("a NUL byte, at which cron would cut the line"));
     }
     let trimmed = line.trim_start_matches([' ', '\t']);
     if is_variable(trimmed) {
         variable(trimmed, settings)?;
-        return Ok(None);
+        return Ok(Line::Kept);
     }
     let Some(entry) = job_line(line, options.system)? else {
-        return Ok(None);
+        return Ok(Line::Kept);
     };
     let schedule = Schedule::parse(entry.schedule).map_err(|e| anyhow!("{e}"))?;
     let (written, input) = shell::split_input(entry.command);
     let command = shell::unescape(written);
     if shell::wrapped_job(&command).is_some() {
-        return Ok(None);
+        return Ok(Line::Kept);
     }
-    let (argv, shown) = match shell::simple_words(&command) {
+    // A simple command runs without a shell only where cron's shell is /bin/sh: another
+    // shell may give the same words another meaning (a function from bash's BASH_ENV, an
+    // alias), so there the command goes to that shell as it did.
+    let plain_sh = settings.shell.as_deref().is_none_or(|s| s == "/bin/sh");
+    let (argv, shown) = match shell::simple_words(&command).filter(|_| plain_sh) {
         Some(words) => (words.iter().map(|w| (*w).to_owned()).collect(), None),
         None => {
             // The shell cron would have run it with.
@@ -146,23 +189,33 @@ fn rewrite_line(
         ));
     }
     let zone = settings.zone.get_or_insert_with(Zone::system).clone();
-    let mut planned = plan(&schedule, entry.schedule, &zone, &name)?;
+    let mut planned = match plan(&schedule, entry.schedule, &zone, &name) {
+        Ok(planned) => planned,
+        Err(err) if err.downcast_ref::<NoPeriod>().is_some_and(NoPeriod::never) => {
+            // The name goes back: no line uses it.
+            settings.names.remove(&name);
+            return Ok(Line::NeverFires);
+        }
+        Err(err) => return Err(err),
+    };
     planned.command = Some(command);
     planned.url_file = Some(url_file);
     let text = format!("{}{wrapped}{input}", &line[..entry.command_at]);
-    Ok(Some((text, planned)))
+    Ok(Line::Wrapped(text, Box::new(planned)))
 }
 
 impl Settings {
-    /// `name`, or `name-2`, `name-3` … if an earlier line has it.
+    /// `name`, or `name-2`, `name-3` … if an earlier line has it. The search for a name
+    /// goes on from where the last one for the same name stopped, so that many lines with
+    /// one command cost no more than as many names.
     fn unique(&mut self, name: String) -> String {
         let mut candidate = name.clone();
-        let mut n = 1;
+        let n = self.suffixes.entry(name.clone()).or_insert(1);
         while self.names.contains(&candidate) {
-            n += 1;
+            *n += 1;
             candidate = format!("{name}-{n}");
         }
-        self.names.push(candidate.clone());
+        self.names.insert(candidate.clone());
         candidate
     }
 }

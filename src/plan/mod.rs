@@ -13,7 +13,7 @@ pub mod gaps;
 pub mod report;
 pub mod shell;
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -75,6 +75,16 @@ impl Zone {
                 sanitize::one_line(name)
             )
         })?;
+        // jiff finds a zone whatever the case of its name; the C library, and so cron, only
+        // by its exact name (it reads `europe/berlin` as UTC).
+        if let Some(exact) = tz.iana_name()
+            && exact != name
+        {
+            return Err(anyhow!(
+                "no time zone {:?}: zone names are exact, as cron reads them (did you mean {exact}?)",
+                sanitize::one_line(name)
+            ));
+        }
         Ok(Zone {
             tz,
             name: name.to_owned(),
@@ -143,6 +153,7 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
             let rewritten = crontab::rewrite(&text, &lines, &|schedule, text, zone, job| {
                 plan_one(schedule, text, zone, Some(job), Duration::ZERO, &config)
             })?;
+            warn_missing_url_files(&rewritten.planned);
             match config.json {
                 true => report::write_json_list(&mut out, &rewritten.planned),
                 false => out.write_all(rewritten.text.as_bytes()),
@@ -157,16 +168,57 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
     }
 }
 
+/// One line on stderr when URL files the wrapped lines name are not there yet: a run whose
+/// `--url-file` is missing stops with exit 125 before its command, so each must be written
+/// before the crontab is loaded. (Only looked at; `plan` writes nothing.)
+fn warn_missing_url_files(planned: &[Planned]) {
+    let named: Vec<&str> = planned
+        .iter()
+        .filter_map(|p| p.url_file.as_deref())
+        .collect();
+    let missing: Vec<&str> = named
+        .iter()
+        .copied()
+        .filter(|file| std::fs::symlink_metadata(file).is_err())
+        .collect();
+    if let Some(first) = missing.first() {
+        // A closed stderr is no reason to fail.
+        let _ = writeln!(
+            io::stderr(),
+            "crontap-run: {} of the {} URL files the wrapped lines name do not exist yet \
+             (first: {}); write each job's heartbeat URL to its file before loading this \
+             crontab, or its runs stop with exit 125",
+            missing.len(),
+            named.len(),
+            sanitize::one_line(first)
+        );
+    }
+}
+
+/// The most a crontab given to `--crontab` may hold.
+const MAX_CRONTAB: u64 = 1024 * 1024;
+
 /// The crontab's text, from a file or standard input.
 fn read_crontab(path: Option<&Path>) -> Result<String> {
-    let (bytes, shown) = match path {
-        Some(path) => (std::fs::read(path), sanitize::path(path)),
-        None => (
-            io::read_to_string(io::stdin()).map(String::into_bytes),
-            "standard input".to_owned(),
-        ),
+    let (source, shown): (Box<dyn io::Read>, String) = match path {
+        Some(path) => {
+            let file = std::fs::File::open(path)
+                .with_context(|| format!("--crontab: cannot read {}", sanitize::path(path)))?;
+            (Box::new(file), sanitize::path(path))
+        }
+        None => (Box::new(io::stdin()), "standard input".to_owned()),
     };
-    let bytes = bytes.with_context(|| format!("--crontab: cannot read {shown}"))?;
+    // A crontab is a few kilobytes; one byte past the bound is enough to know it is no
+    // crontab (`/dev/zero`, a log file given by mistake), without reading it all.
+    let mut bytes = Vec::new();
+    io::Read::take(source, MAX_CRONTAB + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("--crontab: cannot read {shown}"))?;
+    if bytes.len() as u64 > MAX_CRONTAB {
+        return Err(anyhow!(
+            "--crontab: {shown} is larger than 1 MiB, which no crontab is"
+        ));
+    }
     String::from_utf8(bytes).map_err(|_| anyhow!("--crontab: {shown} is not UTF-8 text"))
 }
 
@@ -184,6 +236,13 @@ impl std::fmt::Display for NoPeriod {
 }
 
 impl std::error::Error for NoPeriod {}
+
+impl NoPeriod {
+    /// The schedule never fires at all.
+    pub fn never(&self) -> bool {
+        matches!(self.0, Sparse::Never)
+    }
+}
 
 /// One heartbeat, planned.
 pub struct Planned {

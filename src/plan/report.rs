@@ -144,6 +144,9 @@ pub fn write_human(out: &mut impl Write, planned: &Planned) -> io::Result<()> {
     writeln!(out, "Grace: {}.", grace_reason(planned))
 }
 
+/// The comment above a job line left as it is because its schedule never fires.
+pub const NEVER_FIRES: &str = "# crontap-run plan: not wrapped: this schedule never fires (no day of any year has such a date)";
+
 /// The comment above a wrapped crontab line.
 pub fn comment(planned: &Planned) -> String {
     let period = planned.period_minutes();

@@ -168,14 +168,14 @@ pub fn quote(text: &str) -> String {
 /// line is wrapped already. With the `--job` it gives (`--job NAME` or `--job=NAME`, before
 /// `--`), if any.
 pub fn wrapped_job(command: &str) -> Option<Option<String>> {
+    // Wherever it stands: after assignments, behind a program that runs another (`env`,
+    // `nice -n 10`, `sudo -u app`), quoted. A command that merely names crontap-run is left
+    // alone too: wrapping a line twice would take the heartbeat URL from the inner run.
     let mut words = command
         .split([' ', '\t'])
         .filter(|w| !w.is_empty())
-        .skip_while(|w| is_assignment(w));
-    let first = words.next()?;
-    if first.rsplit('/').next() != Some("crontap-run") {
-        return None;
-    }
+        .skip_while(|w| !is_crontap_run(w));
+    words.next()?;
     let mut words = words.take_while(|w| *w != "--");
     while let Some(word) = words.next() {
         if let Some(name) = word.strip_prefix("--job=") {
@@ -188,16 +188,10 @@ pub fn wrapped_job(command: &str) -> Option<Option<String>> {
     Some(None)
 }
 
-/// `NAME=value`, a variable assignment before a command.
-fn is_assignment(word: &str) -> bool {
-    let Some((name, _)) = word.split_once('=') else {
-        return false;
-    };
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+/// Whether a word, quotes taken off, is crontap-run, by name or by path.
+fn is_crontap_run(word: &str) -> bool {
+    let bare = word.trim_matches(['"', '\'']);
+    bare.rsplit('/').next() == Some("crontap-run")
 }
 
 #[cfg(test)]

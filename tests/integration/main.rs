@@ -31,6 +31,7 @@ mod period_tz;
 mod pg_server;
 mod ping;
 mod plan;
+mod plan_careless;
 mod plan_crontab;
 mod planted;
 mod program_corpus;

@@ -41,6 +41,7 @@ mod redis_server;
 mod report;
 mod retries;
 mod secrets;
+mod simulation;
 mod state;
 mod state_faults;
 mod stopped;

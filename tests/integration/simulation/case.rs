@@ -15,9 +15,10 @@ use crate::harness::SECRET;
 const EXITS: &[u8] = &[0, 1, 2, 3, 24, 42, 124, 125, 126, 127, 128, 137, 143, 255];
 /// Statuses `--success-exit` may list (it refuses 126 and 127).
 const SUCCESS_EXITS: &[u8] = &[1, 2, 3, 24, 42];
-/// Signals whose default action is not to end a process (SIGCHLD, SIGCONT, the stop
-/// signals, SIGURG, SIGWINCH), and SIGPIPE, which the Rust test process runs with ignored.
-const NOT_DEADLY: &[i32] = &[13, 17, 18, 19, 20, 21, 22, 23, 28];
+/// Signals whose default action is not to end a process: SIGCHLD, SIGCONT, the stop
+/// signals, SIGURG, SIGWINCH. (crontap-run is started with every signal at its default,
+/// [`super::run`], so every other signal kills the job.)
+const NOT_DEADLY: &[i32] = &[17, 18, 19, 20, 21, 22, 23, 28];
 
 /// The stop and timeout durations (short, so that a case takes seconds).
 pub const KILL_AFTER: Duration = Duration::from_secs(1);
@@ -56,7 +57,7 @@ pub enum Stop {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Endpoint {
     Fine,
-    /// The first connection's request is held this long on the way (under the ping timeout).
+    /// The first connection's request is held this many milliseconds on the way.
     Slow(u64),
     /// The first end reports are answered with this status (503 with `Retry-After: 0`).
     Errors(u16, usize),
@@ -175,7 +176,12 @@ pub fn draw(seed: u64) -> Case {
         success_exit,
         stop,
         endpoint: match rng.usize(0..5) {
-            0 => Endpoint::Slow(rng.u64(200..2000)),
+            // Under the ping timeout, or well past it (a request written and held on the
+            // way, which the old code gave up on while it could still arrive).
+            0 => Endpoint::Slow(match rng.bool() {
+                true => rng.u64(200..2000),
+                false => rng.u64(4000..5500),
+            }),
             1 => Endpoint::Errors(503, rng.usize(1..=2)),
             2 => Endpoint::Errors(500, 1),
             3 => Endpoint::Resets(rng.usize(1..=2)),
@@ -243,7 +249,8 @@ impl Case {
         };
         let head = match self.end {
             End::Exit(n) => format!("exit {n} after "),
-            End::Signal(_) => "killed by SIG".to_owned(),
+            // Named as `kill -l` names it; 32 and 33, which it does not name, by number.
+            End::Signal(_) => "killed by ".to_owned(),
             End::Wait => "timed out after ".to_owned(),
         };
         // README "Stopping": a job that dies of the SIGTERM passed on is "killed by" it; one

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::case::{Case, Endpoint, Expected};
+use super::case::{Case, Endpoint, Expected, PING_TIMEOUT, Protocol, Stop};
 use super::run::{Endpoints, Ran};
 use crate::harness::{Crontap, SECRET};
 use crate::healthchecks::path;
@@ -53,7 +53,7 @@ pub fn all(
     v.extend(stderr(&ran.stderr, err, shown));
     v.extend(match endpoints {
         Endpoints::Crontap(receiver) => crontap(case, &expected, &receiver.received()),
-        Endpoints::Healthchecks(hc) => healthchecks(case, &expected, hc),
+        Endpoints::Healthchecks(hc) => healthchecks(case, &expected, hc, &ran.stderr),
     });
     v
 }
@@ -92,17 +92,24 @@ fn stderr(mut rest: &[u8], chunk: &[u8], shown: usize) -> Vec<String> {
 }
 
 /// How many times the end report must reach the server: once, and once more per error
-/// answered (a reset connection never reaches it).
-fn deliveries(case: &Case) -> usize {
+/// answered (a reset connection never reaches it). A crontap report held past the ping
+/// timeout is sent again and may then arrive twice (the held one too); a Healthchecks end
+/// goes out only after its start, the one held.
+fn deliveries(case: &Case) -> std::ops::RangeInclusive<usize> {
     match case.endpoint {
-        Endpoint::Errors(_, n) => n + 1,
-        _ => 1,
+        Endpoint::Errors(_, n) => n + 1..=n + 1,
+        Endpoint::Slow(ms) if ms > PING_TIMEOUT.as_millis() as u64 => match case.protocol {
+            Protocol::Crontap => 1..=2,
+            Protocol::Healthchecks => 1..=1,
+        },
+        _ => 1..=1,
     }
 }
 
 fn crontap(case: &Case, expected: &Expected, received: &[crate::harness::Received]) -> Vec<String> {
     let mut v = Vec::new();
-    if received.len() != deliveries(case) || received.iter().any(|r| r.target != received[0].target)
+    if !deliveries(case).contains(&received.len())
+        || received.iter().any(|r| r.target != received[0].target)
     {
         let targets: Vec<String> = received
             .iter()
@@ -137,7 +144,7 @@ fn crontap(case: &Case, expected: &Expected, received: &[crate::harness::Receive
     v
 }
 
-fn healthchecks(case: &Case, expected: &Expected, hc: &Healthchecks) -> Vec<String> {
+fn healthchecks(case: &Case, expected: &Expected, hc: &Healthchecks, stderr: &[u8]) -> Vec<String> {
     let mut v = Vec::new();
     let (pings, starts, ends) = (hc.pings(), hc.starts(), hc.ends());
     if starts.len() + ends.len() != pings.len() {
@@ -190,8 +197,12 @@ fn healthchecks(case: &Case, expected: &Expected, hc: &Healthchecks) -> Vec<Stri
     if starts.len() > 1 || (starts.is_empty() && !resets) {
         v.push(format!("{} start pings", starts.len()));
     }
+    // Told to stop, the report has the 5-second shutdown budget: a start still held after
+    // half of it is given up, with one line, and may then arrive after the end (DESIGN).
+    let given_up = case.stop != Stop::None
+        && String::from_utf8_lossy(stderr).contains("the start ping is still under way");
     for start in &starts {
-        if start.at > ends[0].at {
+        if start.at > ends[0].at && !given_up {
             v.push("the end reached the server before its start".to_owned());
         }
         if start.rid != end.rid {

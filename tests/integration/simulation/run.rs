@@ -54,6 +54,7 @@ pub fn run(case: &Case) -> Vec<String> {
     let mut crontap = command(case, &url, &tmp, &state);
     crontap.args(["--", "sh", "-c", &case.script(&job)]);
     crontap.command().current_dir(&job);
+    as_cron_starts_it(&mut crontap);
 
     let mut violations = Vec::new();
     let started = Instant::now();
@@ -79,6 +80,33 @@ pub fn run(case: &Case) -> Vec<String> {
     violations.extend(check::all(case, &ran, &endpoints, (&out, &err), &job));
     violations.extend(check::leftovers(case, &tmp, &state));
     violations
+}
+
+/// Starts crontap-run as cron does: every signal at its default and none blocked. Started
+/// by a Rust program through glibc's `posix_spawn`, it would have glibc's own signals (32,
+/// 33) ignored, and would rightly hand that on to the job.
+fn as_cron_starts_it(crontap: &mut Crontap) {
+    use std::os::unix::process::CommandExt;
+    let last = libc::SIGRTMAX();
+    let action = [libc::SIG_DFL, 0, 0, 0];
+    let empty = 0u64;
+    // SAFETY: between fork and exec, only system calls (async-signal-safe), on data the
+    // closure owns; SIG_DFL needs no restorer. Failures (SIGKILL, SIGSTOP) are harmless.
+    unsafe {
+        crontap.command().pre_exec(move || {
+            for sig in 1..=last {
+                libc::syscall(libc::SYS_rt_sigaction, sig, &action, 0usize, 8usize);
+            }
+            libc::syscall(
+                libc::SYS_rt_sigprocmask,
+                libc::SIG_SETMASK,
+                &empty,
+                0usize,
+                8usize,
+            );
+            Ok(())
+        });
+    }
 }
 
 /// The receiver and the relay in front of it, scripted as the case's endpoint behaves.

@@ -116,7 +116,7 @@ fn crontap(case: &Case, expected: &Expected, received: &[crate::harness::Receive
             .map(|r| r.target.replace(SECRET, "<token>"))
             .collect();
         v.push(format!(
-            "not one end report, {} times: {targets:?}",
+            "not one end report, {:?} times: {targets:?}",
             deliveries(case)
         ));
     }
@@ -158,7 +158,7 @@ fn healthchecks(case: &Case, expected: &Expected, hc: &Healthchecks, stderr: &[u
     } else {
         expected.status.to_string()
     };
-    if ends.len() != deliveries(case)
+    if !deliveries(case).contains(&ends.len())
         || ends
             .iter()
             .any(|e| e.path != ends[0].path || e.rid != ends[0].rid)
@@ -168,7 +168,7 @@ fn healthchecks(case: &Case, expected: &Expected, hc: &Healthchecks, stderr: &[u
             .map(|e| e.path.replace(SECRET, "<token>"))
             .collect();
         v.push(format!(
-            "not one end report, {} times: {paths:?}",
+            "not one end report, {:?} times: {paths:?}",
             deliveries(case)
         ));
     }

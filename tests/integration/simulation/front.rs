@@ -7,8 +7,10 @@ use std::io::Read;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
+
+use crate::harness::eventually;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Act {
@@ -22,6 +24,8 @@ pub enum Act {
 pub struct Front {
     pub port: u16,
     closing: Arc<AtomicBool>,
+    /// Held connections not yet passed on and done with.
+    held: Arc<AtomicUsize>,
 }
 
 impl Front {
@@ -30,6 +34,8 @@ impl Front {
         let port = listener.local_addr().unwrap().port();
         let closing = Arc::new(AtomicBool::new(false));
         let done = Arc::clone(&closing);
+        let held = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&held);
         std::thread::spawn(move || {
             for (n, client) in listener.incoming().enumerate() {
                 if done.load(Ordering::SeqCst) {
@@ -37,10 +43,30 @@ impl Front {
                 }
                 let Ok(client) = client else { continue };
                 let act = acts.get(n).copied().unwrap_or(Act::Pass);
-                std::thread::spawn(move || relay(client, target, act));
+                let counted = Arc::clone(&counted);
+                if matches!(act, Act::Hold(_)) {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                std::thread::spawn(move || {
+                    relay(client, target, act);
+                    if matches!(act, Act::Hold(_)) {
+                        counted.fetch_sub(1, Ordering::SeqCst);
+                    }
+                });
             }
         });
-        Front { port, closing }
+        Front {
+            port,
+            closing,
+            held,
+        }
+    }
+
+    /// Waits until every held request has reached the receiver and been answered (or
+    /// `limit` passes): a request crontap-run gave up may still arrive, and the order the
+    /// server saw is checked only once it has.
+    pub fn settle(&self, limit: Duration) -> bool {
+        eventually(limit, || self.held.load(Ordering::SeqCst) == 0)
     }
 }
 

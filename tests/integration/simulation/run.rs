@@ -72,6 +72,9 @@ pub fn run(case: &Case) -> Vec<String> {
         ));
     }
     violations.extend(orphans(case, &job, status.is_some()));
+    if !front.settle(MARKER_WAIT) {
+        violations.push("a held request never reached the receiver".to_owned());
+    }
     let ran = Ran {
         status,
         stdout: stdout.join().unwrap(),

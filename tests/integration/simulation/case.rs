@@ -209,7 +209,7 @@ fn draw_end(
             // A stop during an attempt gets a long timeout (below): the attempts before it
             // must end at once.
             End::Wait => timeout && !matches!(stop, Stop::During { .. }),
-            End::Signal(s) => !NOT_DEADLY.contains(&s) && !(ignores_term && s == libc::SIGTERM),
+            End::Signal(s) => !NOT_DEADLY.contains(&s) && (s != libc::SIGTERM || !ignores_term),
             End::Exit(_) => true,
         };
         let must_retry = stop != Stop::None;

@@ -167,7 +167,7 @@ pub fn draw(seed: u64) -> Case {
         // The stop between attempts lands in this wait.
         retry_delay: match stop {
             Stop::Between { .. } => Duration::from_secs(3),
-            _ => Duration::from_millis(rng.u64(0..300)),
+            _ => Duration::from_millis(rng.u64(1..300)),
         },
         no_overlap: rng.bool(),
         once_per: rng.bool(),

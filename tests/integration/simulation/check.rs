@@ -24,8 +24,13 @@ pub fn all(
         return v;
     };
     if status.code() != Some(expected.status) {
+        let own: Vec<String> = String::from_utf8_lossy(&ran.stderr)
+            .lines()
+            .filter(|l| l.starts_with("crontap-run: "))
+            .map(|l| l.replace(SECRET, "<token>"))
+            .collect();
         v.push(format!(
-            "exit status {status}, the contract gives {}",
+            "exit status {status}, the contract gives {}; crontap-run said {own:?}",
             expected.status
         ));
     }

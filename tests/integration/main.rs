@@ -46,6 +46,7 @@ mod retries;
 #[cfg(feature = "root-tests")]
 mod root;
 mod secrets;
+mod simulation;
 mod state;
 mod state_faults;
 mod stopped;

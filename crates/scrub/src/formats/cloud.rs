@@ -351,11 +351,9 @@ pub(super) const FORMATS: &[Format] = &[
     // six-character checksum, all from its 32-character set: 32 bytes are 256 bits, so 52
     // data characters and 6 of checksum, 58 after `AGE-SECRET-KEY-1`, as in the example.
     // Upper case, because the HRP is upper case and Bech32 does not mix cases.
-    // Provenance checked on 2026-12-05 with the docs search: not confirmed. The search holds no
-    // copy of the C2SP age.md page, and the age(1) manual it holds stops before the identity
-    // section; the quote and example above are the earlier session's, not re-read here.
-    // (Only third-party libraries found agree: secret keys start `AGE-SECRET-KEY-1`, upper
-    // case, Bech32.)
+    // Provenance checked on 2026-12-05: the quote and the example are word for word those of
+    // age.md in the C2SP/C2SP repository (section "The X25519 recipient type"), read through
+    // the code search, which holds the specification where the docs search does not.
     Format {
         vendor: "age",
         kind: "X25519 secret key (identity)",

@@ -308,8 +308,8 @@ fn take_over() -> Option<Guard> {
 
 /// This thread does `what`, work the run can do without (the start ping): a panic on it
 /// runs `abandon` and stops this thread only, and the run goes on as if the work had failed.
-pub fn side_task(what: &'static str, abandon: impl FnOnce() + 'static) {
-    SIDE_TASK.set(Some((what, Box::new(abandon))));
+pub fn side_task(what: &'static str, abandon: Box<dyn FnOnce()>) {
+    SIDE_TASK.set(Some((what, abandon)));
 }
 
 fn on_panic(info: &std::panic::PanicHookInfo<'_>) {

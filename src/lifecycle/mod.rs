@@ -23,6 +23,7 @@ use crate::config::Config;
 use crate::log;
 use crate::report::Reporter;
 use crate::report::heartbeat::Heartbeat;
+use crate::report::start::{self, SideTask};
 use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
 use crate::run::reap;
@@ -131,7 +132,10 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
             policy: config.ping,
             dry_run: config.dry_run,
             signals: signals.clone(),
-            start: Arc::default(),
+            start: Arc::new(start::Start::new(SideTask {
+                mark: guard::side_task,
+                fault_point: guard::fault_point,
+            })),
         },
         history,
         metrics: config.metrics.clone().filter(|_| !config.dry_run),

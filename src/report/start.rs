@@ -12,15 +12,15 @@
 //! 404) does not keep the end from being sent.
 //!
 //! A bug (panic) on the start's thread abandons the start only: the panic guard is told
-//! that this thread's work can be done without ([`guard::side_task`]), so it marks the start
-//! failed and stops that thread, and the run goes on.
+//! that this thread's work can be done without (through [`SideTask`], which whoever builds
+//! the run's reporter gives: the guard lives in `lifecycle`, above `report`), so it marks
+//! the start failed and stops that thread, and the run goes on.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use tokio::sync::watch;
 
-use crate::lifecycle::guard;
 use crate::report::PingResult;
 use crate::report::ping::Wanted;
 
@@ -35,6 +35,24 @@ enum State {
     Done(PingResult),
 }
 
+/// How the start's thread tells the panic guard that its work can be done without.
+#[derive(Clone, Copy)]
+pub struct SideTask {
+    /// Marks the calling thread as doing `what`: a panic on it runs `abandon` and stops
+    /// that thread only.
+    pub mark: fn(&'static str, Box<dyn FnOnce()>),
+    /// The tests' fault point on the start's thread (debug builds only; `CRONTAP_FAULT`).
+    pub fault_point: fn(&str),
+}
+
+impl SideTask {
+    /// No guard to tell (the unit tests).
+    pub const NONE: SideTask = SideTask {
+        mark: |_, _| {},
+        fault_point: |_| {},
+    };
+}
+
 /// A run's start request: at most one, whatever the number of attempts.
 pub struct Start {
     state: Mutex<State>,
@@ -42,19 +60,26 @@ pub struct Start {
     /// Whether the start is still wanted: once the end report is due it makes no new
     /// attempt, and then it is dropped.
     wanted: watch::Sender<Wanted>,
+    side_task: SideTask,
 }
 
 impl Default for Start {
     fn default() -> Start {
-        Start {
-            state: Mutex::new(State::Unsent),
-            settled: Condvar::new(),
-            wanted: watch::Sender::new(Wanted::Yes),
-        }
+        Start::new(SideTask::NONE)
     }
 }
 
 impl Start {
+    /// A start not sent yet, whose thread tells the panic guard through `side_task`.
+    pub fn new(side_task: SideTask) -> Start {
+        Start {
+            state: Mutex::new(State::Unsent),
+            settled: Condvar::new(),
+            wanted: watch::Sender::new(Wanted::Yes),
+            side_task,
+        }
+    }
+
     /// Claims the start for sending: `true` the first time only. A start claimed is in
     /// flight from this moment, before its thread exists, so that an end that comes at once
     /// waits for it.
@@ -92,13 +117,15 @@ impl Start {
     pub fn send_beside(self: &Arc<Start>, send: impl FnOnce() -> PingResult + Send + 'static) {
         let start = Arc::clone(self);
         let abandoned = Arc::clone(self);
+        let side_task = self.side_task;
         let spawned = std::thread::Builder::new()
             .name("start-ping".into())
             .spawn(move || {
-                guard::side_task("the start ping", move || {
-                    abandoned.settle(PingResult::Failed)
-                });
-                guard::fault_point("start-ping");
+                (side_task.mark)(
+                    "the start ping",
+                    Box::new(move || abandoned.settle(PingResult::Failed)),
+                );
+                (side_task.fault_point)("start-ping");
                 let result = send();
                 start.settle(result);
             });

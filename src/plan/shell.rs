@@ -288,8 +288,16 @@ mod tests {
         );
         assert_eq!(wrapped_job("crontap-run -- b --job c"), Some(None));
         assert_eq!(wrapped_job("crontap-runner a"), None);
-        assert_eq!(wrapped_job("a crontap-run"), None);
-        assert_eq!(wrapped_job("1X=2 crontap-run -- a"), None);
+        assert_eq!(wrapped_job("/opt/crontap-run-report.sh"), None);
         assert_eq!(wrapped_job(""), None);
+        // Behind a program that runs another, quoted, or only named: left alone all the same
+        // (wrapped twice, the inner run would lose its heartbeat URL to the outer one).
+        assert_eq!(
+            wrapped_job("nice -n 10 crontap-run --job n -- a"),
+            Some(Some("n".to_owned()))
+        );
+        assert_eq!(wrapped_job("env FOO=1 'crontap-run' -- a"), Some(None));
+        assert_eq!(wrapped_job("a crontap-run"), Some(None));
+        assert_eq!(wrapped_job("1X=2 crontap-run -- a"), Some(None));
     }
 }

@@ -18,6 +18,7 @@
 pub mod app;
 pub mod cli;
 pub(crate) mod config;
+pub(crate) mod fault;
 pub mod files;
 pub(crate) mod host;
 pub(crate) mod lifecycle;

@@ -15,7 +15,6 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Result;
 use nix::sys::signal::Signal;
 
-use crate::lifecycle::guard;
 use crate::run::outcome::HumanDuration;
 use crate::run::signals::{Mark, SignalLog};
 use crate::state::{self, Admission, Held, Plan};
@@ -103,7 +102,7 @@ fn on_thread<T: Send + 'static>(
     std::thread::Builder::new()
         .name("admission".into())
         .spawn(move || {
-            guard::fault_point("admission-thread");
+            crate::fault::point("admission-thread");
             let _ = tx.send(work());
         })?;
     loop {

@@ -6,6 +6,7 @@ use std::io;
 use anyhow::Result;
 use nix::unistd::Whence;
 
+use crate::fault;
 use crate::lifecycle::guard;
 use crate::lifecycle::verdict::{Last, Verdict, attempt_of};
 use crate::run::outcome::HumanDuration;
@@ -25,8 +26,8 @@ fn introduce(spec: &ChildSpec<'_>, k: u32, n: u32) {
 /// `first-attempt-setup` for the first, `attempt-setup` for every later one.
 fn setup_fault(attempt: u32) -> bool {
     match attempt {
-        1 => guard::fault("first-attempt-setup"),
-        _ => guard::fault("attempt-setup"),
+        1 => fault::at("first-attempt-setup"),
+        _ => fault::at("attempt-setup"),
     }
 }
 
@@ -64,11 +65,10 @@ pub fn run(
                     starting: &guard::still_ours,
                     started: &|| {
                         guard::command_running();
+                        fault::point("command-running");
                         command_started();
                     },
-                    ended: &|finished| {
-                        guard::command_ended(&Verdict::of_attempt(finished, attempt, of))
-                    },
+                    ended: &|finished| guard::settled(&Verdict::of_attempt(finished, attempt, of)),
                 },
             ),
         };
@@ -89,7 +89,7 @@ pub fn run(
         if !policy.should_retry(attempt, &last.finished) {
             return Ok(last);
         }
-        guard::fault_point("retry-wait");
+        fault::point("retry-wait");
         let wait = policy.wait_after(attempt);
         tracing::debug!(
             "{} failed ({}); retrying in {}",

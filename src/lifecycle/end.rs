@@ -8,16 +8,17 @@
 //! "The ends of a run" in ARCHITECTURE.md, which `tests/integration/ends.rs` checks row by
 //! row; [`Verdict::of`] (in `verdict.rs`) is where it is decided.
 //!
-//! The panic guard ([`guard`]) is told each step as it starts, and the report once it is
-//! handed over, so that a panic finishes the end from the next step with [`finish_from`],
-//! and a report is never sent twice.
+//! Each step is claimed from the panic guard ([`guard`]) as it begins, and the report as it
+//! is handed over, so that after a panic the guard does with [`finish`] only the steps no
+//! one has claimed, and a report is never sent twice.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::fault;
 use crate::lifecycle::guard;
-pub use crate::lifecycle::verdict::{Planned, RunEnd, Verdict};
+pub use crate::lifecycle::verdict::{Planned, RunEnd, Step, Verdict};
 use crate::metrics::{self, Counted};
 use crate::report::body::OutputTail;
 use crate::report::{Delivered, PingResult, Reporter};
@@ -25,30 +26,6 @@ use crate::run::hold::Hold;
 use crate::sanitize;
 use crate::state::Held;
 use crate::state::history::{self, Entry, RunResult};
-
-/// The steps of a run's end, in their order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Step {
-    /// The state store records the result and lets go of the lock and key.
-    State,
-    /// Held output (`--output on-failure`) is printed, or dropped for a success. After the
-    /// state, so a slow reader of it never holds up the next run; before the report, so
-    /// crontap-run's own lines about the ping come after the command's.
-    Output,
-    Report,
-    History,
-    Metrics,
-}
-
-impl Step {
-    const ALL: [Step; 5] = [
-        Step::State,
-        Step::Output,
-        Step::Report,
-        Step::History,
-        Step::Metrics,
-    ];
-}
 
 /// Everything a run's end writes to and sends to, owned so that the panic guard can
 /// finish an end too.
@@ -83,6 +60,14 @@ pub struct Detail<'a> {
     pub held: Option<Held>,
 }
 
+impl Detail<'_> {
+    /// Nothing of the run's own flow: the plain summary, nothing held (the panic guard's).
+    pub const PLAIN: Detail<'static> = Detail {
+        tails: None,
+        held: None,
+    };
+}
+
 /// The last bytes of the command's output: each stream's, for the summary, and both in the
 /// order they came, for a body.
 pub struct Tails<'a> {
@@ -91,19 +76,10 @@ pub struct Tails<'a> {
     pub both: OutputTail<'a>,
 }
 
-/// Who does the steps of an end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Driver {
-    /// The run's own thread, which tells the guard each step.
-    Run,
-    /// The panic guard, which took the end over.
-    Guard,
-}
-
 /// Ends the run: the one place that does what every end does. Returns the exit status.
 pub fn conclude(effects: &Effects, end: RunEnd) -> u8 {
     let verdict = Verdict::of(&end);
-    guard::concluding(&verdict);
+    guard::settled(&verdict);
     // A command that did not run has no output, and nothing held.
     let (last, held) = match end {
         RunEnd::Ran(last, held) => (Some(last), held),
@@ -131,28 +107,22 @@ pub fn conclude(effects: &Effects, end: RunEnd) -> u8 {
         tails: Some(tails),
         held,
     };
-    finish_from(
-        effects,
-        &verdict,
-        Step::State,
-        detail,
-        Delivered::NONE,
-        Driver::Run,
-    )
+    finish(effects, &verdict, detail, Delivered::NONE)
 }
 
-/// Does the steps of the end from `from` on. `delivered` is what the report step did, when
-/// it is done already.
-pub fn finish_from(
+/// Does the steps of the end that no one has claimed yet ([`guard::begin`]): all of them on
+/// the run's own thread, what is left of them on the panic guard's. `delivered` is what the
+/// report step did, when it is done already.
+pub fn finish(
     effects: &Effects,
     verdict: &Verdict,
-    from: Step,
     mut detail: Detail<'_>,
     mut delivered: Delivered,
-    driver: Driver,
 ) -> u8 {
-    for step in Step::ALL.into_iter().filter(|s| *s >= from) {
-        let _doing = (driver == Driver::Run).then(|| guard::begin(step));
+    for step in Step::ALL {
+        let Some(_doing) = guard::begin(step) else {
+            continue;
+        };
         match step {
             Step::State => record_state(detail.held.take(), verdict),
             Step::Output => settle_output(effects.hold.as_ref(), verdict),
@@ -164,7 +134,6 @@ pub fn finish_from(
             Step::Metrics => effects.write_metrics(verdict, &delivered),
         }
     }
-    guard::done();
     verdict.exit
 }
 
@@ -181,7 +150,7 @@ fn record_state(held: Option<Held>, verdict: &Verdict) {
 /// stop count here as they do there. A run that did not succeed prints all of it.
 fn settle_output(hold: Option<&Arc<Hold>>, verdict: &Verdict) {
     let Some(hold) = hold else { return };
-    guard::fault_point("output");
+    fault::point("output");
     match verdict.report {
         Planned::Success { .. } | Planned::Nothing(_) => hold.drop_all(),
         Planned::Failure { .. } => hold.release(),
@@ -195,7 +164,7 @@ fn report(effects: &Effects, verdict: &Verdict, tails: Option<&Tails<'_>>) -> De
         (Planned::Nothing(_), _) => return Delivered::NONE,
         (Planned::Success { head }, _) => sanitize::one_line(head),
         (Planned::Failure { head, .. }, Some(tails)) => {
-            guard::fault_point("summary");
+            fault::point("summary");
             reporter.summary(head, tails.stdout, tails.stderr)
         }
         (Planned::Failure { plain, .. }, None) => plain.clone(),
@@ -214,7 +183,7 @@ impl Effects {
     }
 
     fn write_history(&self, verdict: &Verdict, delivered: &Delivered) {
-        guard::fault_point("history");
+        fault::point("history");
         let Some(target) = &self.history else { return };
         let duration = self.elapsed();
         let ended = SystemTime::now();
@@ -245,7 +214,7 @@ impl Effects {
     }
 
     fn write_metrics(&self, verdict: &Verdict, delivered: &Delivered) {
-        guard::fault_point("metrics");
+        fault::point("metrics");
         let Some(target) = &self.metrics else { return };
         let result = match verdict.result {
             RunResult::Succeeded => Counted::Succeeded,

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::watch;
 
 use crate::config::Config;
+use crate::fault;
 use crate::log;
 use crate::report::Reporter;
 use crate::report::heartbeat::Heartbeat;
@@ -39,8 +40,15 @@ pub fn run(config: Config) -> u8 {
     let signals = SignalLog::install();
     let mut seen = Mark::START;
     let effects = Arc::new(effects(&config, &signals));
-    guard::install(Arc::clone(&effects), config.fault.clone());
-    guard::fault_point("admission");
+    fault::arm(config.fault.clone());
+    let theirs = Arc::clone(&effects);
+    guard::install(
+        Box::new(move |verdict, delivered| {
+            end::finish(&theirs, verdict, end::Detail::PLAIN, delivered);
+        }),
+        config.ping.budget,
+    );
+    fault::point("admission");
     let start = admit::before_start(
         config.jitter,
         config.state.as_ref(),
@@ -134,7 +142,7 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
             signals: signals.clone(),
             start: Arc::new(start::Start::new(SideTask {
                 mark: guard::side_task,
-                fault_point: guard::fault_point,
+                fault_point: fault::point,
             })),
         },
         history,
@@ -172,7 +180,7 @@ fn child_spec<'a>(config: &'a Config, effects: &Effects, held: Option<&Held>) ->
 /// lease is never renewed, as if the store had gone away, and runs out 4 s after the
 /// command starts, with at most 3 s for SIGTERM before that.
 fn fault_lease() -> Option<watch::Receiver<LeaseDeadline>> {
-    if !guard::fault("lease-renewal") {
+    if !fault::at("lease-renewal") {
         return None;
     }
     let deadline = LeaseDeadline {

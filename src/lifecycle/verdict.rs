@@ -13,6 +13,30 @@ use crate::sanitize;
 use crate::state::Held;
 use crate::state::history::RunResult;
 
+/// The steps of a run's end, in their order; each is done once ([`guard`](super::guard)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    /// The state store records the result and lets go of the lock and key.
+    State,
+    /// Held output (`--output on-failure`) is printed, or dropped for a success. After the
+    /// state, so a slow reader of it never holds up the next run; before the report, so
+    /// crontap-run's own lines about the ping come after the command's.
+    Output,
+    Report,
+    History,
+    Metrics,
+}
+
+impl Step {
+    pub const ALL: [Step; 5] = [
+        Step::State,
+        Step::Output,
+        Step::Report,
+        Step::History,
+        Step::Metrics,
+    ];
+}
+
 /// The attempt that ended a run.
 pub struct Last {
     pub finished: Finished,

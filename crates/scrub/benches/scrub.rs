@@ -28,6 +28,7 @@ use std::hint::black_box;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crontap_scrub::text::floor_char_boundary;
 use crontap_scrub::{Scrubber, collapse_traces};
 
 /// Bytes in a tail.
@@ -60,11 +61,7 @@ fn fill(line: impl Fn(usize) -> String) -> String {
         out.push('\n');
         i += 1;
     }
-    let mut end = TAIL;
-    while !out.is_char_boundary(end) {
-        end -= 1;
-    }
-    out.truncate(end);
+    out.truncate(floor_char_boundary(&out, TAIL));
     out
 }
 

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::marker::REDACTED;
+use super::super::marker::{self, Overlap, REDACTED};
 use super::super::names::{
     GENERATED_MIN, NOT_SECRETS, generated_char, looks_generated, looks_generated_strictly,
     names_a_credential_context, names_a_file, names_a_secret,
@@ -98,25 +98,17 @@ fn http_status_at(text: &str, start: usize) -> bool {
 
 /// Scans for assignments one name at a time and replaces the values of secrets' names.
 pub(super) fn redact_assignments(text: &str) -> Cow<'_, str> {
-    let mut out = String::new();
-    let mut copied = 0;
+    let mut spans = Vec::new();
     let mut at = 0;
     while let Some((name_start, name_end, sep_end)) = next_assignment(text, at) {
         at = name_end;
-        let Some((value_start, value_end)) = secret_value(text, name_start, name_end, sep_end)
-        else {
+        let Some(value) = secret_value(text, name_start, name_end, sep_end) else {
             continue;
         };
-        out.push_str(&text[copied..value_start]);
-        out.push_str(REDACTED);
-        copied = value_end;
-        at = value_end;
+        spans.push(value);
+        at = value.1;
     }
-    if copied == 0 {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+    marker::splice(text, &spans, Overlap::FirstWins)
 }
 
 /// The range of the secret value of the assignment whose name is `name_start..name_end`

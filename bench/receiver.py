@@ -1,6 +1,7 @@
 """The loopback heartbeat receiver the benchmarks ping: it answers 200 `OK` to every GET and
-logs nothing. `bench/ping_vs_curl.py` and `bench/overhead.py` import it (run as scripts, their
-folder is on Python's path)."""
+logs nothing. `bench/ping_vs_curl.py` and `bench/overhead.py` import it, and
+`bench/protocols.py` builds its recording handler on `Ok` (run as scripts, their folder is on
+Python's path)."""
 
 import http.server
 import threading
@@ -10,6 +11,9 @@ class Ok(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
+        self.reply_ok()
+
+    def reply_ok(self):
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.end_headers()

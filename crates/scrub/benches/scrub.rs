@@ -293,14 +293,7 @@ fn main() {
     if let [flag, which] = args.as_slice()
         && flag == "--first-call"
     {
-        let text = match which.parse::<usize>() {
-            Ok(i) => tails().swap_remove(i).1,
-            Err(_) => "exit 1 after 3s: boom".to_owned(),
-        };
-        let scrubber = scrubber();
-        let start = Instant::now();
-        summarise(&scrubber, &text);
-        println!("{}", start.elapsed().as_nanos());
+        println!("{}", first_call_here(which).as_nanos());
         return;
     }
     // `cargo bench` passes `--bench`; any other word picks tails by name.
@@ -321,35 +314,9 @@ fn main() {
         if !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
             continue;
         }
-        let start = Instant::now();
-        summarise(&scrubber, &tail);
-        let warm_up = start.elapsed();
-        let mut runs = Vec::new();
-        let started = Instant::now();
-        if warm_up > BUDGET {
-            runs.push(warm_up);
-        } else {
-            while runs.len() < RUNS && (runs.len() < MIN_RUNS || started.elapsed() < BUDGET) {
-                let start = Instant::now();
-                summarise(&scrubber, &tail);
-                runs.push(start.elapsed());
-            }
-        }
-        runs.sort();
+        let runs = timed_runs(&scrubber, &tail);
         let median = runs[runs.len() / 2];
-        let first = if median < NO_FIRST_CALL {
-            first_call(&i.to_string()).map_or("failed".to_owned(), |d| format!("{:.2} ms", ms(d)))
-        } else {
-            "not run".to_owned()
-        };
-        println!(
-            "  {name:47} {:9.2} ms  ({:.2} .. {:.2}, {} run{})  first call {first}",
-            ms(median),
-            ms(runs[0]),
-            ms(runs[runs.len() - 1]),
-            runs.len(),
-            if runs.len() == 1 { "" } else { "s" },
-        );
+        print_tail(name, i, &runs);
         if worst.is_none_or(|(_, d)| median > d) {
             worst = Some((name, median));
         }
@@ -362,6 +329,59 @@ fn main() {
             BOUND.as_millis()
         );
     }
+}
+
+/// In the child [`first_call`] starts: the time of the first call on tail number `which`
+/// (or, for another word, on one short line).
+fn first_call_here(which: &str) -> Duration {
+    let text = match which.parse::<usize>() {
+        Ok(i) => tails().swap_remove(i).1,
+        Err(_) => "exit 1 after 3s: boom".to_owned(),
+    };
+    let scrubber = scrubber();
+    let start = Instant::now();
+    summarise(&scrubber, &text);
+    start.elapsed()
+}
+
+/// The times of a warm-up run then of up to [`RUNS`] runs on `tail`, sorted (the warm-up
+/// alone when it took longer than [`BUDGET`]).
+fn timed_runs(scrubber: &Scrubber, tail: &str) -> Vec<Duration> {
+    let start = Instant::now();
+    summarise(scrubber, tail);
+    let warm_up = start.elapsed();
+    let mut runs = Vec::new();
+    let started = Instant::now();
+    if warm_up > BUDGET {
+        runs.push(warm_up);
+    } else {
+        while runs.len() < RUNS && (runs.len() < MIN_RUNS || started.elapsed() < BUDGET) {
+            let start = Instant::now();
+            summarise(scrubber, tail);
+            runs.push(start.elapsed());
+        }
+    }
+    runs.sort();
+    runs
+}
+
+/// One line of the table: tail number `i`'s median and spread of `runs` (sorted), and its
+/// first call in a fresh process.
+fn print_tail(name: &str, i: usize, runs: &[Duration]) {
+    let median = runs[runs.len() / 2];
+    let first = if median < NO_FIRST_CALL {
+        first_call(&i.to_string()).map_or("failed".to_owned(), |d| format!("{:.2} ms", ms(d)))
+    } else {
+        "not run".to_owned()
+    };
+    println!(
+        "  {name:47} {:9.2} ms  ({:.2} .. {:.2}, {} run{})  first call {first}",
+        ms(median),
+        ms(runs[0]),
+        ms(runs[runs.len() - 1]),
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
+    );
 }
 
 /// The first call on tail `which` (an index, or anything else for one short line), timed in

@@ -20,15 +20,15 @@ glibc=target/release/crontap-run, whichever exist; 200 pairs)
 """
 
 import argparse
-import http.server
 import os
 import re
 import shutil
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
+
+import receiver
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DEFAULT_BINS = {
@@ -36,24 +36,6 @@ DEFAULT_BINS = {
     "glibc": os.path.join(ROOT, "target/release/crontap-run"),
 }
 TRUE = shutil.which("true") or "/bin/true"
-
-
-class Ok(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Length", "2")
-        self.end_headers()
-        self.wfile.write(b"OK")
-
-    def log_message(self, *args):
-        pass
-
-
-class Quiet(http.server.ThreadingHTTPServer):
-    def handle_error(self, request, client_address):
-        pass  # clients closing the connection after the response are expected
 
 
 def wall(argv, env):
@@ -156,9 +138,7 @@ def main():
     if not bins:
         raise SystemExit("no build found: build with cargo build --release (and/or the musl target)")
 
-    server = Quiet(("127.0.0.1", 0), Ok)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/ping/bench-token"
+    server, url = receiver.start()
     # No proxy, no URL, no crontap-run settings from the caller's environment.
     bare = {k: v for k, v in os.environ.items()
             if "PROXY" not in k.upper() and not k.startswith("CRONTAP_")}

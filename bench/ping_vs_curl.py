@@ -12,31 +12,13 @@ Usage: bench/ping_vs_curl.py [--runs N] [--bin PATH]
 """
 
 import argparse
-import http.server
 import os
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 
-
-class Ok(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Length", "2")
-        self.end_headers()
-        self.wfile.write(b"OK")
-
-    def log_message(self, *args):
-        pass
-
-
-class Quiet(http.server.ThreadingHTTPServer):
-    def handle_error(self, request, client_address):
-        pass  # clients closing the connection after the response are expected
+import receiver
 
 
 def measure(argv, env, rss_file):
@@ -57,9 +39,7 @@ def main():
                                                       "x86_64-unknown-linux-musl", "release", "crontap-run"))
     args = parser.parse_args()
 
-    server = Quiet(("127.0.0.1", 0), Ok)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/ping/bench-token"
+    server, url = receiver.start()
     env = {k: v for k, v in os.environ.items() if "PROXY" not in k.upper()}
     env["CRONTAP_HEARTBEAT_URL"] = url
     env["URL"] = url

@@ -145,49 +145,14 @@ fn rewrite_line(
     if shell::wrapped_job(&command).is_some() {
         return Ok(Line::Kept);
     }
-    // A simple command runs without a shell only where cron's shell is /bin/sh: another
-    // shell may give the same words another meaning (a function from bash's BASH_ENV, an
-    // alias), so there the command goes to that shell as it did.
-    let plain_sh = settings.shell.as_deref().is_none_or(|s| s == "/bin/sh");
-    let (argv, shown) = match shell::simple_words(&command).filter(|_| plain_sh) {
-        Some(words) => (words.iter().map(|w| (*w).to_owned()).collect(), None),
-        None => {
-            // The shell cron would have run it with.
-            let program = settings
-                .shell
-                .clone()
-                .unwrap_or_else(|| "/bin/sh".to_owned());
-            let quoted = format!("{} -c {}", shell::quote(&program), shell::quote(&command));
-            (
-                vec![program, "-c".to_owned(), command.clone()],
-                Some(quoted),
-            )
-        }
-    };
-    let argv: Vec<OsString> = argv.into_iter().map(OsString::from).collect();
+    let (argv, shown) = how_it_runs(&command, settings);
     let name = settings.unique(job::derived_name(&argv));
     let url_file = options.url_dir.join(format!("{name}.url"));
     let url_file = url_file
         .to_str()
         .ok_or_else(|| anyhow!("--url-dir is not UTF-8"))?
         .to_owned();
-    let prefix = format!(
-        "crontap-run --job {name} --url-file {} -- ",
-        shell::quote(&url_file)
-    );
-    // A simple command stays as written; the shell's one argument is escaped for cron.
-    let wrapped = match &shown {
-        None => format!("{}{written}", shell::escape(&prefix)),
-        Some(quoted) => shell::escape(&format!("{prefix}{quoted}")),
-    };
-    // What cron will run must be what was meant, whatever the text held.
-    let expected = format!("{prefix}{}", shown.as_deref().unwrap_or(&command));
-    let (runs, rest) = shell::split_input(&wrapped);
-    if shell::unescape(runs) != expected || !rest.is_empty() {
-        return Err(anyhow!(
-            "cannot wrap this command so that cron runs it unchanged"
-        ));
-    }
+    let wrapped = wrapped_command(&name, &url_file, written, &command, shown.as_deref())?;
     let zone = settings.zone.get_or_insert_with(Zone::system).clone();
     let mut planned = match plan(&schedule, entry.schedule, &zone, &name) {
         Ok(planned) => planned,
@@ -202,6 +167,61 @@ fn rewrite_line(
     planned.url_file = Some(url_file);
     let text = format!("{}{wrapped}{input}", &line[..entry.command_at]);
     Ok(Line::Wrapped(text, Box::new(planned)))
+}
+
+/// The program and arguments that run `command`; when they are cron's shell, also how the
+/// wrapped line shows them (`$SHELL -c '…'`).
+fn how_it_runs(command: &str, settings: &Settings) -> (Vec<OsString>, Option<String>) {
+    // A simple command runs without a shell only where cron's shell is /bin/sh: another
+    // shell may give the same words another meaning (a function from bash's BASH_ENV, an
+    // alias), so there the command goes to that shell as it did.
+    let plain_sh = settings.shell.as_deref().is_none_or(|s| s == "/bin/sh");
+    let (argv, shown) = match shell::simple_words(command).filter(|_| plain_sh) {
+        Some(words) => (words.iter().map(|w| (*w).to_owned()).collect(), None),
+        None => {
+            // The shell cron would have run it with.
+            let program = settings
+                .shell
+                .clone()
+                .unwrap_or_else(|| "/bin/sh".to_owned());
+            let quoted = format!("{} -c {}", shell::quote(&program), shell::quote(command));
+            (
+                vec![program, "-c".to_owned(), command.to_owned()],
+                Some(quoted),
+            )
+        }
+    };
+    (argv.into_iter().map(OsString::from).collect(), shown)
+}
+
+/// The command part of the wrapped line: crontap-run with the job's name and URL file, then
+/// the command as `written` (or `shown`, when it goes to the shell), escaped for cron; an
+/// error when cron would not read back the `command` that was meant.
+fn wrapped_command(
+    name: &str,
+    url_file: &str,
+    written: &str,
+    command: &str,
+    shown: Option<&str>,
+) -> Result<String> {
+    let prefix = format!(
+        "crontap-run --job {name} --url-file {} -- ",
+        shell::quote(url_file)
+    );
+    // A simple command stays as written; the shell's one argument is escaped for cron.
+    let wrapped = match shown {
+        None => format!("{}{written}", shell::escape(&prefix)),
+        Some(quoted) => shell::escape(&format!("{prefix}{quoted}")),
+    };
+    // What cron will run must be what was meant, whatever the text held.
+    let expected = format!("{prefix}{}", shown.unwrap_or(command));
+    let (runs, rest) = shell::split_input(&wrapped);
+    if shell::unescape(runs) != expected || !rest.is_empty() {
+        return Err(anyhow!(
+            "cannot wrap this command so that cron runs it unchanged"
+        ));
+    }
+    Ok(wrapped)
 }
 
 impl Settings {

@@ -9,6 +9,7 @@
 //! half scrubbed.
 
 use crontap_scrub::Scrubber;
+use crontap_scrub::text::{ceil_char_boundary, floor_char_boundary};
 
 use crate::sanitize;
 
@@ -68,10 +69,7 @@ fn last_lines(text: &str, room: usize) -> &str {
     if text.len() <= room {
         return text;
     }
-    let mut start = text.len() - room;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
+    let start = ceil_char_boundary(text, text.len() - room);
     // `start` is the first byte that fits: the lines from the first that begins at or
     // after it. A line that begins exactly there is kept whole.
     let begins_a_line = start == 0 || text.as_bytes()[start - 1] == b'\n';
@@ -86,11 +84,7 @@ fn last_lines(text: &str, room: usize) -> &str {
 
 /// `text` cut to at most `max` bytes on a character boundary.
 fn cut_to(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..floor_char_boundary(text, max)]
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::run::outcome::Outcome;
 use crate::sanitize;
+use crontap_scrub::text::floor_char_boundary;
 use crontap_scrub::{REDACTED, Scrubber, collapse_traces};
 
 const ELLIPSIS: &str = "…";
@@ -67,10 +68,7 @@ fn truncate(text: &str, max_bytes: usize) -> String {
     if text.len() <= max_bytes {
         return text.to_owned();
     }
-    let mut cut = max_bytes.saturating_sub(ELLIPSIS.len());
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let mut cut = floor_char_boundary(text, max_bytes.saturating_sub(ELLIPSIS.len()));
     // A marker that starts before the cut and ends after it.
     let split_marker = text[..cut]
         .rfind('[')

@@ -160,7 +160,10 @@ impl FileStore {
     /// Takes the job's next fencing token: one more than the last, under a lock of its own
     /// (two keys of one job may be claimed at once), written whole before it is handed out.
     /// A counter that cannot be read is moved aside and the count goes on from the time in
-    /// milliseconds, above any count a job reaches, so tokens still only grow.
+    /// milliseconds, above any count a job reaches, so tokens still only grow. So is one at
+    /// the largest value it holds, after which no token is left: counting one a claim from
+    /// 0 or from the time never reaches it, so it was damaged or written by something else
+    /// (as a record's time past the year 9999 is), and it must not stop the job for good.
     fn next_fencing(&self, job: &str) -> Result<u64> {
         let dir = &self.dirs()?.fencing;
         let _lock = dir.lock_file(&layout::fencing_lock(job), true)?;
@@ -172,9 +175,14 @@ impl FileStore {
         };
         let last = match read {
             Some(text) => match String::from_utf8_lossy(&text).trim().parse::<u64>() {
-                Ok(last) => last,
-                Err(_) => {
-                    quarantine(dir, &name)?;
+                Ok(last) if last < u64::MAX => last,
+                parsed => {
+                    let why = match parsed {
+                        Ok(_) => "is at its limit, which no count of claims reaches",
+                        Err(_) => "could not be read",
+                    };
+                    let then = "counted on from the time in milliseconds";
+                    quarantine(dir, &name, ("the fencing counter", why, then))?;
                     unix_millis(SystemTime::now())
                 }
             },
@@ -352,7 +360,8 @@ impl Store for FileStore {
             OnDisk::Readable(record) => Some(record),
             OnDisk::Absent => None,
             OnDisk::Unreadable => {
-                quarantine(dir, &record_name)?;
+                let then = "went on as if there was none";
+                quarantine(dir, &record_name, ("the record", "could not be read", then))?;
                 None
             }
         };
@@ -555,14 +564,15 @@ fn readable(dir: &Dir, name: &str) -> Result<Option<Record>> {
     })
 }
 
-/// Moves an unreadable record (or counter) aside so that it never blocks the job again,
-/// and says so once. The caller holds the key's lock.
-fn quarantine(dir: &Dir, name: &str) -> Result<()> {
+/// Moves a damaged record or counter aside so that it never blocks the job again, and says
+/// so once, in the words `(what, why, then)`: what the file is, why it was moved, and what
+/// the run did instead. The caller holds the file's lock.
+fn quarantine(dir: &Dir, name: &str, (what, why, then): (&str, &str, &str)) -> Result<()> {
     let aside = dir
         .move_aside(name)
-        .context("cannot move an unreadable record aside")?;
+        .with_context(|| format!("cannot move {what} {} aside", dir.shown_of(name)))?;
     tracing::warn!(
-        "the record {} could not be read; moved it to {} and went on as if there was none",
+        "{what} {} {why}; moved it to {} and {then}",
         dir.shown_of(name),
         dir.shown_of(&aside)
     );

@@ -257,6 +257,69 @@ fn fencing_tokens_only_grow() {
     assert_eq!(plain.stdout, "[]\n");
 }
 
+/// A fencing counter at the largest value it can hold, or past it, leaves no larger token;
+/// counting one a claim from 0 or from the time never gets there, so it is as damaged as a
+/// counter that is no number, and never stops the job (DESIGN: a record that cannot be
+/// read never blocks a job for good): the next run moves it aside with one warning naming
+/// it, runs the command with a token counted on from the time in milliseconds and pings
+/// success, and the run after it gets the next token.
+#[test]
+fn a_fencing_counter_at_its_limit_is_moved_aside_and_the_job_runs() {
+    let max = u64::MAX.to_string();
+    for planted in [max.as_str(), "18446744073709551616"] {
+        let receiver = Receiver::start();
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let run = || {
+            stateful(&receiver, &state)
+                .args(["--no-overlap", "--job", "fenced"])
+                .args(["--", "sh", "-c", "echo \"$CRONTAP_FENCING_TOKEN\""])
+                .run()
+        };
+        assert_eq!(run().stdout, "1\n", "{planted}");
+        let counter = state.join("fencing/fenced.count");
+        std::fs::write(&counter, format!("{planted}\n")).unwrap();
+
+        let before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        let out = run();
+        assert_eq!(out.code, 0, "{planted}: {}", out.stderr);
+        let token: u64 = out.stdout.trim().parse().unwrap();
+        assert!(before <= token && token < u64::MAX, "{planted}: {token}");
+        let warnings: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter(|l| l.contains("warning"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{planted}: {}", out.stderr);
+        assert!(
+            warnings[0].contains(&format!("{}", counter.display())),
+            "{planted}: {}",
+            out.stderr
+        );
+        let aside: Vec<String> = std::fs::read_dir(state.join("fencing"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("fenced.count.corrupt-"))
+            .collect();
+        assert_eq!(aside.len(), 1, "{planted}: {aside:?}");
+        let moved = std::fs::read_to_string(state.join("fencing").join(&aside[0])).unwrap();
+        assert_eq!(moved, format!("{planted}\n"));
+
+        let next = run();
+        assert_eq!(next.code, 0, "{planted}: {}", next.stderr);
+        assert_eq!(next.stdout, format!("{}\n", token + 1), "{planted}");
+        let msgs: Vec<Option<String>> = receiver.received().iter().map(|r| r.msg()).collect();
+        assert_eq!(
+            msgs,
+            [None, None, None],
+            "{planted}: every run pinged success"
+        );
+    }
+}
+
 /// A key record whose times no crontap-run can have written (past the year 9999, up to the
 /// largest number JSON holds) is as unreadable as a damaged one: a dry run says what a run
 /// would do with it and runs the command, a run moves it aside; neither panics.

@@ -138,11 +138,7 @@ fn dictionary(formats: &[Format]) -> String {
 
 /// The first [`MAX_ENTRY`] bytes of `text`, or fewer to end on a character.
 fn cut(text: &str) -> &str {
-    let mut end = text.len().min(MAX_ENTRY);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..crontap_scrub::text::floor_char_boundary(text, MAX_ENTRY)]
 }
 
 /// `bytes` for between the quotes of a dictionary entry: printable ASCII as it is, `\` and

@@ -28,6 +28,7 @@ use std::hint::black_box;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crontap_scrub::text::floor_char_boundary;
 use crontap_scrub::{Scrubber, collapse_traces};
 
 /// Bytes in a tail.
@@ -60,11 +61,7 @@ fn fill(line: impl Fn(usize) -> String) -> String {
         out.push('\n');
         i += 1;
     }
-    let mut end = TAIL;
-    while !out.is_char_boundary(end) {
-        end -= 1;
-    }
-    out.truncate(end);
+    out.truncate(floor_char_boundary(&out, TAIL));
     out
 }
 
@@ -90,7 +87,19 @@ fn scatter(alphabet: &[u8], n: usize, seed: usize) -> String {
         .collect()
 }
 
+/// Every tail, in the order they are printed.
 fn tails() -> Vec<(&'static str, String)> {
+    let mut tails = ordinary_tails();
+    tails.extend(worst_cases_of_2026_12_02());
+    tails.extend(form_cues_of_2026_12_04());
+    tails.extend(urls_and_random_tokens());
+    tails.extend(forms_of_2026_12_05());
+    tails
+}
+
+/// Ordinary log lines (also with one non-ASCII letter each), lines dense with secrets and
+/// personal data, long PATH-like lines, a long Java stack trace.
+fn ordinary_tails() -> Vec<(&'static str, String)> {
     let plain = |i: usize| {
         format!(
             "2026-11-29T14:05:{:02}.123Z INFO worker-{} processed batch {i} of 20000 in 12ms",
@@ -131,6 +140,12 @@ fn tails() -> Vec<(&'static str, String)> {
                 }
             }),
         ),
+    ]
+}
+
+/// The worst cases found for the rules of 2026-12-02.
+fn worst_cases_of_2026_12_02() -> Vec<(&'static str, String)> {
+    vec![
         (
             "token prefixes without a token",
             fill(|i| PREFIXES.iter().map(|p| format!("{p}{i} ")).collect()),
@@ -164,6 +179,13 @@ fn tails() -> Vec<(&'static str, String)> {
             fill(|_| "mysql -p".repeat(20)),
         ),
         ("`mysql -p` repeated (one line)", one_line("mysql -p")),
+    ]
+}
+
+/// A 64 KiB line of each credential form's cue (2026-12-04), where a lexer that read each
+/// cue's line or value again would be quadratic.
+fn form_cues_of_2026_12_04() -> Vec<(&'static str, String)> {
+    vec![
         (
             "`IDENTIFIED BY ` repeated (one line)",
             one_line("IDENTIFIED BY "),
@@ -203,19 +225,29 @@ fn tails() -> Vec<(&'static str, String)> {
             "`Pwd={` repeated (one line)",
             one_line_after("Server=db;", "Pwd={"),
         ),
-        // URLs with nothing between them: each authority is read to the next URL only.
+    ]
+}
+
+/// URLs with nothing between them (each authority is read to the next URL only), and
+/// random-looking tokens for the randomness test, one after another.
+fn urls_and_random_tokens() -> Vec<(&'static str, String)> {
+    vec![
         ("`a://` repeated (one line)", one_line("a://")),
         (
             "`http://u:p@h/,` repeated (one line)",
             one_line("http://u:p@h/,"),
         ),
-        // Random-looking tokens for the randomness test, one after another.
         (
             "20-character tokens (one line)",
             one_line("Qm3vXr9TtLw2ZpK8sNb4 "),
         ),
-        // The forms of 2026-12-05: random tokens glued by `:`, `sshpass -p` with words,
-        // thin driver URLs, Go DSNs, URL passwords with blanks, INSERTs of a secret column.
+    ]
+}
+
+/// The forms of 2026-12-05: random tokens glued by `:`, `sshpass -p` with words, thin
+/// driver URLs, Go DSNs, URL passwords with blanks, INSERTs of a secret column.
+fn forms_of_2026_12_05() -> Vec<(&'static str, String)> {
+    vec![
         (
             "random tokens glued by `:` (one line)",
             one_line("Qm3vXr9TtLw2ZpK8sNb4:"),
@@ -261,14 +293,7 @@ fn main() {
     if let [flag, which] = args.as_slice()
         && flag == "--first-call"
     {
-        let text = match which.parse::<usize>() {
-            Ok(i) => tails().swap_remove(i).1,
-            Err(_) => "exit 1 after 3s: boom".to_owned(),
-        };
-        let scrubber = scrubber();
-        let start = Instant::now();
-        summarise(&scrubber, &text);
-        println!("{}", start.elapsed().as_nanos());
+        println!("{}", first_call_here(which).as_nanos());
         return;
     }
     // `cargo bench` passes `--bench`; any other word picks tails by name.
@@ -289,35 +314,9 @@ fn main() {
         if !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
             continue;
         }
-        let start = Instant::now();
-        summarise(&scrubber, &tail);
-        let warm_up = start.elapsed();
-        let mut runs = Vec::new();
-        let started = Instant::now();
-        if warm_up > BUDGET {
-            runs.push(warm_up);
-        } else {
-            while runs.len() < RUNS && (runs.len() < MIN_RUNS || started.elapsed() < BUDGET) {
-                let start = Instant::now();
-                summarise(&scrubber, &tail);
-                runs.push(start.elapsed());
-            }
-        }
-        runs.sort();
+        let runs = timed_runs(&scrubber, &tail);
         let median = runs[runs.len() / 2];
-        let first = if median < NO_FIRST_CALL {
-            first_call(&i.to_string()).map_or("failed".to_owned(), |d| format!("{:.2} ms", ms(d)))
-        } else {
-            "not run".to_owned()
-        };
-        println!(
-            "  {name:47} {:9.2} ms  ({:.2} .. {:.2}, {} run{})  first call {first}",
-            ms(median),
-            ms(runs[0]),
-            ms(runs[runs.len() - 1]),
-            runs.len(),
-            if runs.len() == 1 { "" } else { "s" },
-        );
+        print_tail(name, i, &runs);
         if worst.is_none_or(|(_, d)| median > d) {
             worst = Some((name, median));
         }
@@ -330,6 +329,59 @@ fn main() {
             BOUND.as_millis()
         );
     }
+}
+
+/// In the child [`first_call`] starts: the time of the first call on tail number `which`
+/// (or, for another word, on one short line).
+fn first_call_here(which: &str) -> Duration {
+    let text = match which.parse::<usize>() {
+        Ok(i) => tails().swap_remove(i).1,
+        Err(_) => "exit 1 after 3s: boom".to_owned(),
+    };
+    let scrubber = scrubber();
+    let start = Instant::now();
+    summarise(&scrubber, &text);
+    start.elapsed()
+}
+
+/// The times of a warm-up run then of up to [`RUNS`] runs on `tail`, sorted (the warm-up
+/// alone when it took longer than [`BUDGET`]).
+fn timed_runs(scrubber: &Scrubber, tail: &str) -> Vec<Duration> {
+    let start = Instant::now();
+    summarise(scrubber, tail);
+    let warm_up = start.elapsed();
+    let mut runs = Vec::new();
+    let started = Instant::now();
+    if warm_up > BUDGET {
+        runs.push(warm_up);
+    } else {
+        while runs.len() < RUNS && (runs.len() < MIN_RUNS || started.elapsed() < BUDGET) {
+            let start = Instant::now();
+            summarise(scrubber, tail);
+            runs.push(start.elapsed());
+        }
+    }
+    runs.sort();
+    runs
+}
+
+/// One line of the table: tail number `i`'s median and spread of `runs` (sorted), and its
+/// first call in a fresh process.
+fn print_tail(name: &str, i: usize, runs: &[Duration]) {
+    let median = runs[runs.len() / 2];
+    let first = if median < NO_FIRST_CALL {
+        first_call(&i.to_string()).map_or("failed".to_owned(), |d| format!("{:.2} ms", ms(d)))
+    } else {
+        "not run".to_owned()
+    };
+    println!(
+        "  {name:47} {:9.2} ms  ({:.2} .. {:.2}, {} run{})  first call {first}",
+        ms(median),
+        ms(runs[0]),
+        ms(runs[runs.len() - 1]),
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
+    );
 }
 
 /// The first call on tail `which` (an index, or anything else for one short line), timed in

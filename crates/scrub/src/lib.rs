@@ -6,7 +6,8 @@
 //! URL that are secret) and [`env_secrets`] (values of secret-looking variables), to
 //! gather those; [`Known`] (only those values replaced, for diagnostics that must keep
 //! everything else); [`collapse_traces`] (stack traces made short before a summary line is
-//! picked); and the [`REDACTED`] marker. Everything else is private.
+//! picked); the [`REDACTED`] marker; and [`text`], char boundaries at which to cut text,
+//! which crontap-run's report uses too. Everything else is private.
 //!
 //! [`Scrubber`] runs the layers below in order, and each replaced piece becomes
 //! [`REDACTED`] (`marker`):
@@ -35,6 +36,7 @@ mod personal;
 #[cfg(test)]
 mod properties;
 mod structure;
+pub mod text;
 mod tokens;
 mod tool_flags;
 mod traces;

@@ -33,7 +33,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::marker::REDACTED;
+use super::marker::{self, Overlap, REDACTED};
 
 fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid pattern")
@@ -177,18 +177,9 @@ fn redact_once(text: &str) -> Option<String> {
         return None;
     }
     spans.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
-    let mut out = String::with_capacity(text.len());
-    let mut pos = 0;
-    for span in spans {
-        if span.start >= pos {
-            out.push_str(&text[pos..span.start]);
-            out.push_str(REDACTED);
-        }
-        // An overlapping span extends the marker already written.
-        pos = pos.max(span.end);
-    }
-    out.push_str(&text[pos..]);
-    Some(out)
+    let spans: Vec<(usize, usize)> = spans.into_iter().map(|r| (r.start, r.end)).collect();
+    // An overlapping span extends the marker already written.
+    Some(marker::splice(text, &spans, Overlap::Merge).into_owned())
 }
 
 fn char_before(text: &str, i: usize) -> Option<char> {

@@ -64,7 +64,7 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use super::marker::REDACTED;
+use super::marker::{self, Overlap, REDACTED};
 use super::names::names_a_secret;
 
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
@@ -107,8 +107,7 @@ fn redact_key_value_attributes(text: &str) -> Cow<'_, str> {
     if !text.contains("value") {
         return Cow::Borrowed(text);
     }
-    let mut out = String::new();
-    let mut copied = 0;
+    let mut spans = Vec::new();
     for caps in KEY_VALUE_ATTRIBUTES.captures_iter(text) {
         let (Some(name), Some(value)) = (caps.get(1), caps.get(2)) else {
             continue;
@@ -119,15 +118,9 @@ fn redact_key_value_attributes(text: &str) -> Cow<'_, str> {
         {
             continue;
         }
-        out.push_str(&text[copied..value.start()]);
-        out.push_str(REDACTED);
-        copied = value.end();
+        spans.push((value.start(), value.end()));
     }
-    if copied == 0 {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+    marker::splice(text, &spans, Overlap::FirstWins)
 }
 
 /// Replaces structurally placed credentials with [`REDACTED`].
@@ -174,25 +167,11 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     text
 }
 
-/// `text` with each byte range in `spans` replaced by [`REDACTED`]; a range that overlaps
-/// one before it is dropped.
+/// `text` with each byte range in `spans` replaced by [`REDACTED`], in any order; a range
+/// that overlaps one before it is dropped.
 fn splice(text: &str, mut spans: Vec<(usize, usize)>) -> Cow<'_, str> {
-    if spans.is_empty() {
-        return Cow::Borrowed(text);
-    }
     spans.sort_unstable();
-    let mut out = String::with_capacity(text.len());
-    let mut copied = 0;
-    for (start, end) in spans {
-        if start < copied {
-            continue;
-        }
-        out.push_str(&text[copied..start]);
-        out.push_str(REDACTED);
-        copied = end;
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+    marker::splice(text, &spans, Overlap::FirstWins)
 }
 
 fn replace(text: &mut Cow<'_, str>, pattern: &Regex, with: impl Fn(&Captures<'_>) -> String) {

@@ -111,9 +111,10 @@ fn families(text: &str) -> Option<String> {
     splice(text, &formats::find(text))
 }
 
-/// `text` with each byte range replaced by the marker; ranges are sorted and disjoint.
+/// `text` with each byte range replaced by the marker, `None` when there are none; ranges
+/// are sorted and disjoint.
 fn splice(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
-    match super::marker::splice(text, ranges) {
+    match super::marker::splice(text, ranges, super::marker::Overlap::FirstWins) {
         Cow::Owned(out) => Some(out),
         Cow::Borrowed(_) => None,
     }

@@ -24,7 +24,7 @@
 
 use std::borrow::Cow;
 
-use super::marker::{self, REDACTED};
+use super::marker::{self, Overlap, REDACTED};
 
 /// `text` with the user info of every URL replaced by [`REDACTED`].
 pub fn redact(text: &str) -> Cow<'_, str> {
@@ -52,7 +52,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             from = authority + end;
         }
     }
-    marker::splice(text, &spans)
+    marker::splice(text, &spans, Overlap::FirstWins)
 }
 
 /// Whether `before` ends with a scheme: a letter, then letters, digits, `+`, `-`, `.`.

@@ -7,6 +7,7 @@ use std::sync::{LazyLock, OnceLock};
 use regex::Regex;
 
 use super::{Check, Format};
+use crate::text::ceil_char_boundary;
 
 /// Every row, in table order (within one trigger the more specific rows come first).
 static ROWS: LazyLock<Vec<&'static Format>> = LazyLock::new(|| super::all().collect());
@@ -101,9 +102,7 @@ pub(crate) fn find(text: &str) -> Vec<(usize, usize)> {
         }
         // Triggers and tokens are ASCII, so `pos` is a char boundary unless a token was
         // not found; then step to the next one.
-        while !text.is_char_boundary(pos) {
-            pos += 1;
-        }
+        pos = ceil_char_boundary(text, pos);
     }
     for caps in UNTRIGGERED.captures_iter(text) {
         let whole = caps.get(0).expect("group 0 always matches");

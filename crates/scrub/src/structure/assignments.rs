@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::marker::REDACTED;
+use super::super::marker::{self, Overlap, REDACTED};
 use super::super::names::{
     GENERATED_MIN, NOT_SECRETS, generated_char, looks_generated, looks_generated_strictly,
     names_a_credential_context, names_a_file, names_a_secret,
@@ -98,25 +98,29 @@ fn http_status_at(text: &str, start: usize) -> bool {
 
 /// Scans for assignments one name at a time and replaces the values of secrets' names.
 pub(super) fn redact_assignments(text: &str) -> Cow<'_, str> {
-    let mut out = String::new();
-    let mut copied = 0;
+    let mut spans = Vec::new();
     let mut at = 0;
     while let Some((name_start, name_end, sep_end)) = next_assignment(text, at) {
         at = name_end;
-        let Some((value_start, value_end)) = secret_value(text, name_start, name_end, sep_end)
-        else {
+        let Some(value) = secret_value(text, name_start, name_end, sep_end) else {
             continue;
         };
-        out.push_str(&text[copied..value_start]);
-        out.push_str(REDACTED);
-        copied = value_end;
-        at = value_end;
+        spans.push(value);
+        at = value.1;
     }
-    if copied == 0 {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+    marker::splice(text, &spans, Overlap::FirstWins)
+}
+
+/// A name an assignment's value may be a secret under.
+#[derive(Clone, Copy)]
+struct SecretName<'t> {
+    name: &'t str,
+    start: usize,
+    /// It names a secret (`password`, `api key`), not only a credential's context
+    /// (`auth`), whose values must look generated to go.
+    strong: bool,
+    /// The words `api key`, read as one name.
+    api_key: bool,
 }
 
 /// The range of the secret value of the assignment whose name is `name_start..name_end`
@@ -127,18 +131,13 @@ fn secret_value(
     name_end: usize,
     sep_end: usize,
 ) -> Option<(usize, usize)> {
-    let name = &text[name_start..name_end];
-    if not_a_name(text, name_start, name_end) {
-        return None;
-    }
-    // `api key: …`: the words `api key` as one name.
-    let api_key = name.eq_ignore_ascii_case("key")
-        && name_start >= 4
-        && text.as_bytes()[name_start - 4..name_start].eq_ignore_ascii_case(b"api ");
-    let strong = names_a_secret(name) || api_key;
-    if !strong && !names_a_credential_context(name) {
-        return None;
-    }
+    let found = secret_name(text, name_start, name_end)?;
+    let SecretName {
+        name,
+        strong,
+        api_key,
+        ..
+    } = found;
     // `word value` is prose; `--flag value` pairs count, and so does a credential word
     // right before a value that can only be a generated credential (`api key 9f…`).
     let separator = &text[name_end..sep_end];
@@ -176,6 +175,48 @@ fn secret_value(
     }
     let (value_start, value_end) = value_span(scope, name_start, from);
     let value_end = value_start + unframed_len(&text[value_start..value_end], &text[value_end..]);
+    judged_value(text, found, separator, prose_pair, (value_start, value_end))
+}
+
+/// The name at `name_start..name_end`, if it is one and names a secret or a credential's
+/// context.
+fn secret_name(text: &str, name_start: usize, name_end: usize) -> Option<SecretName<'_>> {
+    let name = &text[name_start..name_end];
+    if not_a_name(text, name_start, name_end) {
+        return None;
+    }
+    // `api key: …`: the words `api key` as one name.
+    let api_key = name.eq_ignore_ascii_case("key")
+        && name_start >= 4
+        && text.as_bytes()[name_start - 4..name_start].eq_ignore_ascii_case(b"api ");
+    let strong = names_a_secret(name) || api_key;
+    if !strong && !names_a_credential_context(name) {
+        return None;
+    }
+    Some(SecretName {
+        name,
+        start: name_start,
+        strong,
+        api_key,
+    })
+}
+
+/// The value at `value_start..value_end` after `name` and its `separator`, if it is a
+/// secret (a `prose_pair` is a name and its value with only blanks between); where it ends
+/// when a `:` separates them.
+fn judged_value(
+    text: &str,
+    name: SecretName<'_>,
+    separator: &str,
+    prose_pair: bool,
+    (value_start, value_end): (usize, usize),
+) -> Option<(usize, usize)> {
+    let SecretName {
+        name,
+        start: name_start,
+        strong,
+        ..
+    } = name;
     let value = &text[value_start..value_end];
     // ODBC's `DSN=prod;`: a data source's name; a DSN with a password is a URL (`userinfo`).
     if name.eq_ignore_ascii_case("dsn")

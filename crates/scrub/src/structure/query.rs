@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::marker::{REDACTED, splice};
+use super::super::marker::{Overlap, REDACTED, splice};
 use super::super::names::{looks_generated, names_a_credential_context, names_a_secret};
 use super::values::{REACH, back};
 
@@ -117,7 +117,7 @@ pub(super) fn redact_query(text: &str) -> Cow<'_, str> {
         }
         spans.push((start, end));
     }
-    splice(text, &spans)
+    splice(text, &spans, Overlap::FirstWins)
 }
 
 /// A percent-encoded `name=value` or `"name":"value"` (`password%3Dhunter2`,
@@ -166,7 +166,7 @@ pub(super) fn redact_encoded_assignments(text: &str) -> Cow<'_, str> {
         }
         spans.push((sep.end(), end));
     }
-    splice(text, &spans)
+    splice(text, &spans, Overlap::FirstWins)
 }
 
 #[cfg(test)]

@@ -24,26 +24,20 @@
 //! The file is longer than most: the rules take its first 390 lines, and the framings are
 //! many, so the tests beside them are long too.
 
+use crate::text::{ceil_char_boundary, floor_char_boundary};
+
 /// How far before a name, and after the start of a value, its framing is read: enough for
 /// any line a person writes, and a bound on the work a long line of many names costs.
 pub(super) const REACH: usize = 512;
 
 /// The char boundary at most `reach` bytes before `i`.
 pub(super) fn back(text: &str, i: usize, reach: usize) -> usize {
-    let mut j = i.saturating_sub(reach);
-    while !text.is_char_boundary(j) {
-        j += 1;
-    }
-    j
+    ceil_char_boundary(text, i.saturating_sub(reach))
 }
 
 /// The char boundary at most `reach` bytes after `i`.
 pub(super) fn ahead(text: &str, i: usize, reach: usize) -> usize {
-    let mut j = (i + reach).min(text.len());
-    while !text.is_char_boundary(j) {
-        j -= 1;
-    }
-    j
+    floor_char_boundary(text, i.saturating_add(reach))
 }
 
 /// Words that introduce the credential in an `Authorization` value.

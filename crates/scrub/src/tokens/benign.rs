@@ -27,6 +27,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::names::{NOT_SECRETS, names_a_secret};
+use crate::text::floor_char_boundary;
 
 /// Fewest decoded bytes that can read as prose.
 const MIN_PROSE: usize = 16;
@@ -48,13 +49,6 @@ static ID_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn is_benign(before: &str, token: &str) -> bool {
     let tail = &before[floor_char_boundary(before, before.len().saturating_sub(64))..];
     token.starts_with("req_") || ID_LABEL.is_match(tail) || decodes_to_prose(token)
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// Whether `token` is base64 of ordinary text (see the module documentation).

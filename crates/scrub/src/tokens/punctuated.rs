@@ -8,8 +8,6 @@
 //! after the rules that read a value by where it stands (`structure`), so a value they
 //! know whole (`PASSWORD 'a@b/c:d'`) goes whole, and this pass judges what is left. The test is `random::looks_random`, at the length the main pass asks for.
 
-use std::borrow::Cow;
-
 use super::random::{MIN_RANDOM_LEN, looks_random};
 
 /// Punctuation that passwords use and the main pass's tokens stop at.
@@ -40,10 +38,7 @@ pub fn redact(text: &str) -> Option<String> {
             ranges.push((start, end));
         }
     }
-    match crate::marker::splice(text, &ranges) {
-        Cow::Owned(out) => Some(out),
-        Cow::Borrowed(_) => None,
-    }
+    super::splice(text, &ranges)
 }
 
 fn is_run_byte(c: u8) -> bool {

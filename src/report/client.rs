@@ -123,7 +123,13 @@ impl Drop for Lent {
     }
 }
 
+/// How many runtimes and clients were set up, for the tests.
+#[cfg(test)]
+static SET_UPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 fn set_up(https: bool, settings: Settings<'_>) -> Result<Net, String> {
+    #[cfg(test)]
+    SET_UPS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -140,10 +146,10 @@ fn set_up(https: bool, settings: Settings<'_>) -> Result<Net, String> {
         }
     };
     tracing::debug!(
-        "network runtime and HTTP client set up, {}",
+        "network runtime and HTTP client set up, for an {}",
         match https {
-            true => "with TLS roots",
-            false => "no TLS roots (an http URL)",
+            true => "https URL",
+            false => "http URL (no certificates read)",
         }
     );
     Ok(Net {
@@ -253,4 +259,54 @@ pub async fn send(
     };
     let rules = Rules::of(request, !headers.is_empty());
     RULES.scope(rules, builder.send()).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::proxy::DIRECT;
+    use std::sync::atomic::Ordering;
+
+    fn request(method: Method) -> Request {
+        Request {
+            method,
+            url: "http://127.0.0.1:9/ping".parse().unwrap(),
+            body: None,
+            shown: String::new(),
+        }
+    }
+
+    /// Requests of both methods, one after the other and from other threads (the start's
+    /// thread, then the end), get the one runtime and client; one asked for while they are
+    /// out gets a second, and only one of the two is kept.
+    #[test]
+    fn one_runtime_and_client_serve_every_request_in_turn() {
+        let settings = Settings {
+            roots_named: false,
+            proxies: &DIRECT,
+            connect_timeout: Duration::from_secs(1),
+        };
+        let set_ups = || SET_UPS.load(Ordering::SeqCst);
+        assert!(slot().is_none() && set_ups() == 0, "nothing set up before");
+        with_net(&request(Method::Get), settings, |_, _| ()).unwrap();
+        assert_eq!(set_ups(), 1);
+        std::thread::spawn(move || {
+            with_net(&request(Method::Post), settings, |runtime, _| {
+                runtime.block_on(tokio::task::yield_now())
+            })
+            .unwrap()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(set_ups(), 1, "the second request set up another");
+        with_net(&request(Method::Post), settings, |_, _| {
+            assert!(slot().is_none(), "lent out");
+            with_net(&request(Method::Get), settings, |_, _| ()).unwrap();
+        })
+        .unwrap();
+        assert_eq!(set_ups(), 2);
+        assert!(slot().is_some(), "one kept");
+        with_net(&request(Method::Get), settings, |_, _| ()).unwrap();
+        assert_eq!(set_ups(), 2);
+    }
 }

@@ -17,7 +17,7 @@ fn set_ups(stderr: &str) -> Vec<&str> {
 }
 
 /// A Healthchecks run sends a start beside the command and an end after it: both go out on
-/// the one runtime and client, set up once, with no TLS roots read for an http URL.
+/// the one runtime and client, set up once, reading no certificates for an http URL.
 #[test]
 fn the_start_and_the_end_share_one_runtime_and_client() {
     for script in ["exit 0", "echo out; exit 3"] {
@@ -29,7 +29,7 @@ fn the_start_and_the_end_share_one_runtime_and_client() {
         let set_ups = set_ups(&out.stderr);
         assert_eq!(set_ups.len(), 1, "{script}: {}", out.stderr);
         assert!(
-            set_ups[0].contains("no TLS roots (an http URL)"),
+            set_ups[0].contains("for an http URL (no certificates read)"),
             "{}",
             set_ups[0]
         );

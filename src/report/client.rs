@@ -11,7 +11,9 @@
 //! never dropped (it lives until the process exits), only shut down without waiting when a
 //! second one comes back.
 //!
-//! No connection is kept between requests: a run's pings can be hours apart, the server
+//! Under an open-files limit so low that the runtime's descriptors could be what the next
+//! attempt of the command needs, the runtime is shut down after each request instead (see
+//! `run::descriptors`). No connection is kept between requests: a run's pings can be hours apart, the server
 //! closes a connection left idle, and a request written on one it closed is an attempt lost.
 //!
 //! Redirects are followed (up to 5) without a `Referer`, but never from https to http, nor
@@ -114,6 +116,14 @@ struct Lent(Option<Net>);
 impl Drop for Lent {
     fn drop(&mut self) {
         let Some(net) = self.0.take() else { return };
+        // Under an open-files limit that leaves less room than an attempt of the command
+        // needs, the runtime's descriptors are given back (a runtime per request then, as
+        // it would take them from a later attempt).
+        if !descriptors::have_room(descriptors::BEFORE_SPAWN) {
+            tracing::debug!("network runtime shut down: the open-files limit leaves little room");
+            net.runtime.shutdown_background();
+            return;
+        }
         let mut slot = slot();
         match &*slot {
             None => *slot = Some(net),

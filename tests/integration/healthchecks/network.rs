@@ -141,3 +141,41 @@ fn a_start_the_open_files_limit_leaves_no_room_for_is_a_warning() {
     // Not an assertion on the product: that the limits tried include one that is short.
     assert!(skipped > 0, "no limit left the start too little room");
 }
+
+/// The runtime kept between the start and the end never takes the descriptors a later
+/// attempt of the command needs: under every open-files limit at which the first attempt
+/// runs, the later ones run too, with or without state held.
+#[test]
+fn under_every_open_files_limit_the_later_attempts_run_as_the_first() {
+    for state in [false, true] {
+        let mut first_run = None;
+        for limit in 12..=40u64 {
+            let dir = tempfile::tempdir().unwrap();
+            let state_dir = dir.path().join("state").display().to_string();
+            let (hc, url) = server();
+            let mut crontap = healthchecks(&url);
+            if state {
+                crontap.args(["--no-overlap", "--job", "fds", "--state-dir", &state_dir]);
+            }
+            crontap.args(["--retries", "2", "--retry-delay", "10ms"]);
+            crontap.args(["--", "sh", "-c", "echo ran; exit 3"]);
+            // SAFETY: only system calls between fork and exec.
+            unsafe {
+                crontap
+                    .command()
+                    .pre_exec(move || only_stdio_and_limit(limit));
+            }
+            let out = crontap.run();
+            let case = format!("limit {limit}, state {state}");
+            if out.code == 125 && first_run.is_none() {
+                assert_eq!(out.stdout, "", "{case}: {}", out.stderr);
+                continue;
+            }
+            first_run.get_or_insert(limit);
+            assert_eq!(out.code, 3, "{case}: {}", out.stderr);
+            assert_eq!(out.stdout, "ran\nran\nran\n", "{case}: {}", out.stderr);
+            assert_end(&hc.only_end(), "3");
+        }
+        assert!(first_run.is_some(), "state {state}: the job never ran");
+    }
+}

@@ -6,7 +6,8 @@
 //! every protocol shares is here and beside it: [`summary`] writes the summary line,
 //! [`body`] the request body, [`headers`] holds `--header`, [`start`] sends a start request
 //! beside the command, and [`ping`] sends one request with retries inside a time budget,
-//! on the run's one runtime and HTTP client ([`client`]), over the TLS set up by [`tls`]. [`Reporter`] ties them together for one run.
+//! on the run's one runtime and HTTP client ([`client`]), over the TLS set up by [`tls`].
+//! [`Reporter`] ties them together for one run.
 //!
 //! The invariant this wing keeps: nothing in it can change crontap-run's exit status or hold
 //! up the command. A start request goes out beside the command, never before it; the end

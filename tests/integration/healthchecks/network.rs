@@ -179,3 +179,44 @@ fn under_every_open_files_limit_the_later_attempts_run_as_the_first() {
         assert!(first_run.is_some(), "state {state}: the job never ran");
     }
 }
+
+/// The start's connection is closed once its answer is in, while the command still runs:
+/// the runtime kept for the end holds no socket meanwhile. The server answers the start
+/// without closing the connection itself and marks when crontap-run closes it; the job
+/// waits for that marker (a bound only against a hang) and says whether it came.
+#[test]
+fn the_start_leaves_no_connection_open_beside_the_command() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let closed = dir.path().join("closed");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let marker = closed.clone();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            // The end's body, if any, is not read: its answer is all the test needs.
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK");
+            if n == 0 {
+                // The start: wait for crontap-run to close it.
+                while stream.read(&mut byte).is_ok_and(|read| read > 0) {}
+                std::fs::write(&marker, "").unwrap();
+            }
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/{}/slug", crate::harness::SECRET);
+    let script = format!(
+        "i=0; while [ ! -e '{}' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; \
+         [ -e '{}' ] && echo closed || echo open",
+        closed.display(),
+        closed.display()
+    );
+    let out = healthchecks(&url).sh(&script);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "closed\n", "{}", out.stderr);
+}

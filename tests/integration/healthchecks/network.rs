@@ -220,3 +220,58 @@ fn the_start_leaves_no_connection_open_beside_the_command() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout, "closed\n", "{}", out.stderr);
 }
+
+/// A start given up while it waits for its answer has its connection closed before the end
+/// goes out, as when each ping had a runtime of its own: nothing of it is left to the end.
+/// The server never answers the start, and looks at its connection when the end arrives.
+#[test]
+fn a_start_given_up_is_closed_before_the_end_goes_out() {
+    use std::io::{ErrorKind, Read, Write};
+    use std::net::TcpStream;
+    use std::sync::{Arc, Mutex};
+    let start: Arc<Mutex<Option<TcpStream>>> = Arc::default();
+    let seen: Arc<Mutex<Vec<&str>>> = Arc::default();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (held, said) = (Arc::clone(&start), Arc::clone(&seen));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            if head.starts_with(b"GET ") {
+                said.lock().unwrap().push("start");
+                *held.lock().unwrap() = Some(stream);
+                continue;
+            }
+            // The end: is the start's connection closed (end of file) by now?
+            let state = match held.lock().unwrap().take() {
+                None => "end, no start",
+                Some(start) => {
+                    start.set_nonblocking(true).unwrap();
+                    match start.peek(&mut byte) {
+                        Ok(0) => "end, the start closed",
+                        Err(err) if err.kind() == ErrorKind::WouldBlock => "end, the start open",
+                        _ => "end, the start in another state",
+                    }
+                }
+            };
+            said.lock().unwrap().push(state);
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK");
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/{}/slug", crate::harness::SECRET);
+    let out = healthchecks(&url)
+        .args(["--ping-budget", "2s", "--", "true"])
+        .run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["start", "end, the start closed"],
+        "{}",
+        out.stderr
+    );
+}

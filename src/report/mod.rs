@@ -6,7 +6,8 @@
 //! every protocol shares is here and beside it: [`summary`] writes the summary line,
 //! [`body`] the request body, [`headers`] holds `--header`, [`start`] sends a start request
 //! beside the command, and [`ping`] sends one request with retries inside a time budget,
-//! over the TLS set up by [`tls`]. [`Reporter`] ties them together for one run.
+//! on the run's one runtime and HTTP client ([`client`]), over the TLS set up by [`tls`].
+//! [`Reporter`] ties them together for one run.
 //!
 //! The invariant this wing keeps: nothing in it can change crontap-run's exit status or hold
 //! up the command. A start request goes out beside the command, never before it; the end
@@ -35,7 +36,6 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::run::descriptors;
 use crate::run::signals::{self, SignalLog};
 use crate::sanitize;
 use body::OutputTail;
@@ -187,6 +187,17 @@ impl Reporter {
         self.start.send_beside(move || {
             match ping::send(&request, &headers, policy, &signals, Some(wanted)) {
                 Ok(_) => PingResult::Sent,
+                // Not sent at all, which the end report cannot tell: one warning, once a
+                // run (the start is claimed once).
+                Err(err) if err.no_room => {
+                    tracing::warn!(
+                        "start ping to {} not sent: too few file descriptors left beside the \
+                         command (the open-files limit (ulimit -n) is too low); the end \
+                         report follows",
+                        url.host()
+                    );
+                    PingResult::Failed
+                }
                 Err(err) => {
                     // Only a debug line: the end report, which follows, says whether the
                     // service can be reached, in one line.
@@ -238,7 +249,7 @@ impl Reporter {
         }
         // Only a run that could not start for want of descriptors gets here without room,
         // and its one line already names the open-files limit.
-        if !descriptors::have_room(descriptors::PING) {
+        if !client::have_room() {
             tracing::debug!("ping to {host} not sent: too few file descriptors left");
             return PingResult::Failed;
         }

@@ -5,10 +5,10 @@
 //! jitter (about 1 s, 2 s, 4 s …), or after the server's `Retry-After` (seconds or an
 //! HTTP date) when that fits in what is left of the budget. Any other status is final; 2xx
 //! is success. Errors here never carry the URL: reqwest's are stripped of it and the rest
-//! only name the host. The client itself, with its redirect rules, is in [`client`].
+//! only name the host. Every request of a run goes out on the run's one runtime and client,
+//! with their redirect rules, in [`client`].
 
 use crate::report::proxy::ProxyVars;
-use crate::run::descriptors;
 use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::HeaderMap;
@@ -62,6 +62,20 @@ pub struct PingError {
     pub attempts: u32,
     /// The status of a final answer that was not a success (a 404), if that ended it.
     pub status: Option<u16>,
+    /// Not sent at all: the open-files limit left no room for it.
+    pub no_room: bool,
+}
+
+impl PingError {
+    /// Nothing was sent, or nothing more will be: `reason` says why.
+    fn before_sending(reason: String) -> PingError {
+        PingError {
+            reason,
+            attempts: 0,
+            status: None,
+            no_room: false,
+        }
+    }
 }
 
 fn attempts_note(attempts: u32) -> String {
@@ -105,55 +119,65 @@ pub fn send(
     wanted: Option<watch::Receiver<Wanted>>,
 ) -> Result<u32, PingError> {
     // tokio panics where it cannot make its signal pipe: no room, no ping.
-    if !descriptors::have_room(descriptors::PING) {
+    if !client::have_room() {
         return Err(PingError {
             reason: "too few file descriptors left to send it (the open-files limit, ulimit -n)"
                 .to_owned(),
             attempts: 0,
             status: None,
+            no_room: true,
         });
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| PingError {
-            reason: format!("cannot start the network runtime: {e}"),
-            attempts: 0,
-            status: None,
-        })?;
-    let result = runtime.block_on(async {
-        let delivery = deliver(request, headers, policy, wanted.clone());
-        let given_up = || PingError {
-            reason: "given up: the end report is due".to_owned(),
-            attempts: 0,
-            status: None,
-        };
-        tokio::pin!(delivery);
-        let unwanted = unwanted(wanted);
-        tokio::pin!(unwanted);
-        tokio::select! {
-            result = &mut delivery => result,
-            () = &mut unwanted => Err(given_up()),
-            // Told to stop while reporting: finish within the shutdown budget. A start
-            // request is still dropped when the end is due, or it would take the end's
-            // share of that budget.
-            signal = stop.requested() => {
-                tracing::debug!(signal = signal.as_str(), "stop requested while reporting");
-                let limit = signals::SHUTDOWN_BUDGET;
-                tokio::select! {
-                    result = tokio::time::timeout(limit, delivery) => result.unwrap_or_else(|_| {
-                        let reason = format!("{} arrived and the shutdown budget ran out", signal.as_str());
-                        Err(PingError { reason, attempts: 0, status: None })
-                    }),
-                    () = unwanted => Err(given_up()),
-                }
+    let settings = client::Settings {
+        roots_named: policy.roots_named,
+        proxies: policy.proxies,
+        connect_timeout: policy.timeout,
+    };
+    let sent = client::with_net(request, settings, |runtime, client| {
+        runtime.block_on(async {
+            let result = within_limits(client, request, headers, policy, stop, wanted).await;
+            // Lets the tasks of the connections just used see that they are done and close
+            // their sockets: the runtime runs nothing until the next request.
+            tokio::task::yield_now().await;
+            result
+        })
+    });
+    sent.unwrap_or_else(|reason| Err(PingError::before_sending(reason)))
+}
+
+/// The delivery, cut down to the shutdown budget if `stop` records a stop request, and
+/// given up as `wanted` says.
+async fn within_limits(
+    client: &reqwest::Client,
+    request: &Request,
+    headers: &HeaderMap,
+    policy: Policy,
+    stop: &SignalLog,
+    wanted: Option<watch::Receiver<Wanted>>,
+) -> Result<u32, PingError> {
+    let delivery = deliver(client, request, headers, policy, wanted.clone());
+    let given_up = || PingError::before_sending("given up: the end report is due".to_owned());
+    tokio::pin!(delivery);
+    let unwanted = unwanted(wanted);
+    tokio::pin!(unwanted);
+    tokio::select! {
+        result = &mut delivery => result,
+        () = &mut unwanted => Err(given_up()),
+        // Told to stop while reporting: finish within the shutdown budget. A start
+        // request is still dropped when the end is due, or it would take the end's
+        // share of that budget.
+        signal = stop.requested() => {
+            tracing::debug!(signal = signal.as_str(), "stop requested while reporting");
+            let limit = signals::SHUTDOWN_BUDGET;
+            tokio::select! {
+                result = tokio::time::timeout(limit, delivery) => result.unwrap_or_else(|_| {
+                    let reason = format!("{} arrived and the shutdown budget ran out", signal.as_str());
+                    Err(PingError::before_sending(reason))
+                }),
+                () = unwanted => Err(given_up()),
             }
         }
-    });
-    // A DNS lookup stuck past its deadline runs on a blocking thread that cannot be
-    // cancelled; do not wait for it.
-    runtime.shutdown_background();
-    result
+    }
 }
 
 /// Resolves once `wanted` says the request is not wanted at all; never without one.
@@ -167,24 +191,13 @@ async fn unwanted(wanted: Option<watch::Receiver<Wanted>>) {
 }
 
 async fn deliver(
+    client: &reqwest::Client,
     request: &Request,
     headers: &HeaderMap,
     policy: Policy,
     wanted: Option<watch::Receiver<Wanted>>,
 ) -> Result<u32, PingError> {
     let deadline = Instant::now() + policy.budget;
-    let client = client::for_request(
-        request,
-        policy.roots_named,
-        policy.proxies,
-        !headers.is_empty(),
-        policy.timeout,
-    )
-    .map_err(|e| PingError {
-        reason: format!("{e:#}"),
-        attempts: 0,
-        status: None,
-    })?;
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -199,7 +212,7 @@ async fn deliver(
             None => policy.timeout.min(remaining),
         };
         let started = Instant::now();
-        let result = try_once(&client, request, headers, limit).await;
+        let result = try_once(client, request, headers, limit).await;
         let took = HumanDuration(started.elapsed());
         let (reason, retry_after) = match result {
             Ok(()) => {
@@ -211,6 +224,7 @@ async fn deliver(
                     reason,
                     attempts: attempt,
                     status,
+                    no_room: false,
                 });
             }
             Err(AttemptError::Retryable {
@@ -224,6 +238,7 @@ async fn deliver(
                 reason,
                 attempts: attempt,
                 status: None,
+                no_room: false,
             });
         }
         let wait = retry_after.unwrap_or_else(|| backoff(attempt));
@@ -240,6 +255,7 @@ async fn deliver(
                 reason,
                 attempts: attempt,
                 status: None,
+                no_room: false,
             });
         }
         tracing::debug!(attempt, %took, %reason, wait = %HumanDuration(wait), "ping attempt failed, retrying");
@@ -248,6 +264,7 @@ async fn deliver(
                 reason: format!("{reason}; no retry: the end report is due"),
                 attempts: attempt,
                 status: None,
+                no_room: false,
             });
         }
     }
@@ -260,7 +277,7 @@ async fn try_once(
     headers: &HeaderMap,
     limit: Duration,
 ) -> Result<(), AttemptError> {
-    let sent = client::build(client, request, headers).send();
+    let sent = client::send(client, request, headers);
     match tokio::time::timeout(limit, sent).await {
         Err(_) => Err(AttemptError::Retryable {
             reason: format!("no response within {}", HumanDuration(limit)),
@@ -299,23 +316,21 @@ pub fn probe(
     roots_named: bool,
     proxies: &ProxyVars,
 ) -> Result<StatusCode, String> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the network runtime: {e}"))?;
-    let result = runtime.block_on(async {
-        let client =
-            client::for_request(request, roots_named, proxies, !headers.is_empty(), timeout)
-                .map_err(|e| format!("{e:#}"))?;
-        let sent = client::build(&client, request, headers).send();
-        match tokio::time::timeout(timeout, sent).await {
-            Err(_) => Err(format!("no response within {}", HumanDuration(timeout))),
-            Ok(Err(err)) => Err(classify_error(err).to_string()),
-            Ok(Ok(response)) => Ok(response.status()),
-        }
-    });
-    runtime.shutdown_background();
-    result
+    let settings = client::Settings {
+        roots_named,
+        proxies,
+        connect_timeout: timeout,
+    };
+    client::with_net(request, settings, |runtime, client| {
+        runtime.block_on(async {
+            let sent = client::send(client, request, headers);
+            match tokio::time::timeout(timeout, sent).await {
+                Err(_) => Err(format!("no response within {}", HumanDuration(timeout))),
+                Ok(Err(err)) => Err(classify_error(err).to_string()),
+                Ok(Ok(response)) => Ok(response.status()),
+            }
+        })
+    })?
 }
 
 fn classify_response(response: &reqwest::Response) -> Result<(), AttemptError> {

@@ -58,7 +58,12 @@ impl ProxyVars {
     /// One warning line for each proxy variable that cannot be parsed, naming it.
     pub fn warn_unusable(&self) {
         for (name, value) in [&self.https, &self.http, &self.all].into_iter().flatten() {
-            if !usable(value.as_deref()) {
+            if value.as_deref().is_some_and(socks) {
+                tracing::warn!(
+                    "{name} names a SOCKS proxy, which crontap-run does not speak (value not \
+                     shown); the pings it would carry go direct"
+                );
+            } else if !usable(value.as_deref()) {
                 tracing::warn!(
                     "{name} cannot be parsed as a proxy URL (value not shown); the pings it \
                      would carry go direct"
@@ -110,11 +115,15 @@ impl ProxyVars {
 }
 
 /// Whether `value` names a proxy both reqwest and its matcher (hyper-util's, which reqwest
-/// sends requests by) accept. Neither says why not, nor is it quoted: it may hold a password.
+/// sends requests by) accept, and one reqwest can speak to (http or https: it is built
+/// without SOCKS). Neither says why not, nor is it quoted: it may hold a password.
 fn usable(value: Option<&str>) -> bool {
     let Some(value) = value else {
         return false;
     };
+    if socks(value) {
+        return false;
+    }
     let probe: http::Uri = http::Uri::from_static("http://crontap-run.invalid/");
     Proxy::all(value).is_ok()
         && Matcher::builder()
@@ -122,6 +131,16 @@ fn usable(value: Option<&str>) -> bool {
             .build()
             .intercept(&probe)
             .is_some()
+}
+
+/// Whether `value` names a SOCKS proxy (`socks4://`, `socks5h://` …, any case), which both
+/// parsers accept but reqwest, built without SOCKS, cannot send a request through.
+fn socks(value: &str) -> bool {
+    value.split_once("://").is_some_and(|(scheme, _)| {
+        scheme
+            .get(..5)
+            .is_some_and(|head| head.eq_ignore_ascii_case("socks"))
+    })
 }
 
 #[cfg(test)]
@@ -149,10 +168,20 @@ mod tests {
             v.for_scheme(false),
             Some(("http_proxy", "http://proxy.internal:3128"))
         );
-        let v = vars(&[("ALL_PROXY", "socks5h://all.internal"), ("HTTP_PROXY", "")]);
+        let v = vars(&[("ALL_PROXY", "http://all.internal"), ("HTTP_PROXY", "")]);
         assert_eq!(
             v.for_scheme(false),
-            Some(("ALL_PROXY", "socks5h://all.internal"))
+            Some(("ALL_PROXY", "http://all.internal"))
+        );
+        // A SOCKS proxy cannot be used: direct, not another variable's proxy.
+        let v = vars(&[
+            ("ALL_PROXY", "socks5h://all.internal"),
+            ("HTTPS_PROXY", "http://proxy.internal:3128"),
+        ]);
+        assert_eq!(v.for_scheme(false), None);
+        assert_eq!(
+            v.for_scheme(true),
+            Some(("HTTPS_PROXY", "http://proxy.internal:3128"))
         );
         let v = vars(&[("HTTP_PROXY", "http://p:3128"), ("REQUEST_METHOD", "GET")]);
         assert_eq!(v.for_scheme(false), None, "CGI");
@@ -165,6 +194,10 @@ mod tests {
             "ftp://proxy.internal",
             "http://",
             "http://exa mple:80",
+            "socks4://proxy.internal:1080",
+            "socks4a://proxy.internal",
+            "socks5://user:pass@proxy.internal:1080",
+            "SOCKS5H://proxy.internal",
         ] {
             assert!(!usable(Some(bad)), "{bad}");
         }

@@ -235,6 +235,44 @@ fn an_unparsable_proxy_variable_is_one_warning_and_the_ping_goes_direct() {
     }
 }
 
+/// crontap-run does not speak SOCKS: a SOCKS proxy under any proxy variable's name is one
+/// warning line naming the variable, never any part of its value, and the ping goes direct
+/// (not failing with "unsupported scheme").
+#[test]
+fn a_socks_proxy_variable_is_one_warning_and_the_ping_goes_direct() {
+    for name in [
+        "ALL_PROXY",
+        "all_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+    ] {
+        for scheme in ["socks5", "socks5h", "socks4", "socks4a", "SOCKS5"] {
+            let value = format!("{scheme}://proxyuser:pr0xyPass@socks.invalid:1080");
+            let receiver = Receiver::start();
+            let out = Crontap::with_url(&receiver.url())
+                .env(name, &value)
+                .sh("exit 0");
+            let case = format!("{name}={scheme}");
+            assert_eq!(out.code, 0, "{case}: {}", out.stderr);
+            assert_eq!(receiver.received().len(), 1, "{case}: not direct");
+            let lines: Vec<&str> = out.stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{case}: {}", out.stderr);
+            assert!(
+                lines[0].starts_with("crontap-run: warning: "),
+                "{case}: {}",
+                lines[0]
+            );
+            assert!(lines[0].contains(name), "{case}: {}", lines[0]);
+            assert!(lines[0].contains("SOCKS"), "{case}: {}", lines[0]);
+            for part in ["proxyuser", "pr0xyPass", "socks.invalid"] {
+                assert!(!out.stderr.contains(part), "{case}: {}", out.stderr);
+            }
+        }
+    }
+}
+
 /// The scheme's own variable decides: a bad `HTTP_PROXY` sends http pings direct, not
 /// through the proxy `ALL_PROXY` names.
 #[test]

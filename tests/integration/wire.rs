@@ -212,3 +212,72 @@ fn redirect_posts(request: &[u8], status: &str) -> Vec<u8> {
         false => ANSWER.to_vec(),
     }
 }
+
+/// The redirects that keep a request as it was are followed, on the client the start and
+/// the end share: 301, 302, 303, 307 and 308 for the start's GET (a GET stays a GET), 307
+/// and 308 for the end's POST, which arrives at the new place with its body.
+#[test]
+fn a_get_follows_every_redirect_and_a_post_follows_307_and_308() {
+    let cases: [(&str, Answer); 5] = [
+        ("301", |r| redirect_once(r, "301 Moved Permanently")),
+        ("302", |r| redirect_once(r, "302 Found")),
+        ("303", |r| redirect_once(r, "303 See Other")),
+        ("307", |r| redirect_once(r, "307 Temporary Redirect")),
+        ("308", |r| redirect_once(r, "308 Permanent Redirect")),
+    ];
+    for (code, answer) in cases {
+        let receiver = RawReceiver::answering(answer);
+        let out = Crontap::with_url(&receiver.url())
+            .args(["--protocol", "healthchecks", "--ping-retries", "0"])
+            .sh("echo out; exit 2");
+        assert_eq!(out.code, 2, "{code}: {}", out.stderr);
+        let requests: Vec<String> = receiver
+            .requests()
+            .iter()
+            .map(|r| String::from_utf8_lossy(r).into_owned())
+            .collect();
+        let lines: Vec<&str> = requests
+            .iter()
+            .map(|r| r.lines().next().unwrap_or(""))
+            .collect();
+        let post_follows = matches!(code, "307" | "308");
+        assert_eq!(
+            lines.len(),
+            3 + usize::from(post_follows),
+            "{code}: {lines:?}"
+        );
+        assert!(lines[0].starts_with("GET /ping/"), "{code}: {lines:?}");
+        assert!(lines[0].contains("/start?rid="), "{code}: {lines:?}");
+        assert!(lines[1].starts_with("GET /moved "), "{code}: {lines:?}");
+        assert!(lines[2].starts_with("POST /ping/"), "{code}: {lines:?}");
+        if post_follows {
+            assert!(lines[3].starts_with("POST /moved "), "{code}: {lines:?}");
+            assert!(requests[3].contains("\r\n\r\nexit 2 after "), "{code}");
+            assert!(
+                requests[3].ends_with(": out\nout"),
+                "{code}: {}",
+                requests[3]
+            );
+            assert_eq!(out.stderr, "", "{code}");
+        } else {
+            assert!(
+                out.stderr.contains("would lose its body; refused"),
+                "{code}: {}",
+                out.stderr
+            );
+            assert_eq!(out.stderr.lines().count(), 1, "{code}: {}", out.stderr);
+        }
+    }
+}
+
+/// 200 to a request for `/moved`; any other is redirected there with `status`.
+fn redirect_once(request: &[u8], status: &str) -> Vec<u8> {
+    let line = request.split(|&b| b == b'\r').next().unwrap_or_default();
+    match line.windows(8).any(|w| w == b" /moved ") {
+        true => ANSWER.to_vec(),
+        false => format!(
+            "HTTP/1.1 {status}\r\nLocation: /moved\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .into_bytes(),
+    }
+}

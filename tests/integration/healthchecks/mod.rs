@@ -11,6 +11,7 @@ mod check;
 mod endings;
 mod ends;
 pub(crate) mod header_files;
+mod network;
 mod options;
 mod receiver;
 mod record;

@@ -44,7 +44,13 @@ pub struct Cli {
     pub command: Vec<OsString>,
 }
 
+/// The subcommands. Their options are defined only when one is used (clap's `defer`): a run
+/// uses none, and defining them all took about a seventh of a run's instructions. Each
+/// subcommand's own struct repeats its description, because the options, defined last,
+/// would otherwise leave it with that of a struct they flatten (the test
+/// `subcommands_keep_their_descriptions` compares the two).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Print recent runs of stateful jobs, oldest first.
     History(HistoryArgs),
@@ -56,6 +62,8 @@ pub enum Command {
     Plan(PlanArgs),
 }
 
+/// Say what a heartbeat needs for a cron schedule (period and grace), or print a
+/// crontab again with every job wrapped in crontap-run. Sends nothing, writes nothing.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("input").required(true).args(["schedule", "crontab"]))]
 pub struct PlanArgs {
@@ -101,6 +109,8 @@ pub struct PlanArgs {
     pub json: bool,
 }
 
+/// Send one test ping from this host and say what works: proxy, DNS, connect, TLS,
+/// HTTP status and latency. Exit 0 only for a 2xx answer.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Send the fail ping (`crontap-run check from <host>`) instead of the success ping.
@@ -151,6 +161,7 @@ pub struct ProtocolArgs {
     pub body_max: Option<u32>,
 }
 
+/// Print recent runs of stateful jobs, oldest first.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     /// Only runs of this job.
@@ -445,8 +456,11 @@ pub fn env_names() -> Vec<String> {
             walk(sub, names);
         }
     }
+    let mut command = Cli::command();
+    // Defines the subcommands' options too.
+    command.build();
     let mut names = Vec::new();
-    walk(&Cli::command(), &mut names);
+    walk(&command, &mut names);
     names.sort();
     names.dedup();
     names
@@ -487,6 +501,30 @@ mod tests {
     #[test]
     fn definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn subcommands_keep_their_descriptions() {
+        let described = |command: &clap::Command| -> Vec<(String, String, String)> {
+            command
+                .get_subcommands()
+                .map(|sub| {
+                    let text = |t: Option<&clap::builder::StyledStr>| {
+                        t.map(ToString::to_string).unwrap_or_default()
+                    };
+                    (
+                        sub.get_name().to_owned(),
+                        text(sub.get_about()),
+                        text(sub.get_long_about()),
+                    )
+                })
+                .collect()
+        };
+        let mut command = Cli::command();
+        let before = described(&command);
+        command.build();
+        assert_eq!(described(&command), before);
+        assert!(before.iter().all(|(_, about, _)| !about.is_empty()));
     }
 
     #[test]

@@ -18,13 +18,14 @@
 //! tells whether anything is left in the job's group once its leader has exited;
 //! [`outcome`] turns an exit status into crontap-run's own; [`descriptors`] counts every
 //! file descriptor crontap-run holds and checks that the open-files limit leaves room; [`retry`] decides whether a
-//! failed attempt runs again; [`harden`] keeps crontap-run's secrets out of the job's reach
+//! failed attempt runs again; [`alloc`] is the binary's memory allocator; [`harden`] keeps crontap-run's secrets out of the job's reach
 //! (the job runs as the same user, and only a non-dumpable process's `/proc/<pid>/environ`
 //! and `mem` are closed to it).
 //!
 //! The invariant this wing keeps: the command's exit status reaches [`outcome::Outcome`]
 //! unchanged, and only a stop crontap-run decided on (`--timeout`, a lost lease) replaces it.
 
+pub mod alloc;
 pub(crate) mod descriptors;
 pub(crate) mod exec;
 pub(crate) mod finished;

@@ -372,11 +372,17 @@ pub struct StateUrlArgs {
 }
 
 impl StateUrlArgs {
-    /// Notes which values came from the command line: clap's derive keeps only the values.
-    fn note_sources(&mut self, matches: &ArgMatches) {
+    /// Whether the URL and the URL file were given on the command line: clap's derive
+    /// keeps only the values.
+    fn sources(matches: &ArgMatches) -> (bool, bool) {
         let typed = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-        self.url_on_command_line = typed("state_url");
-        self.file_on_command_line = typed("state_url_file");
+        (typed("state_url"), typed("state_url_file"))
+    }
+
+    /// Notes which values came from the command line ([`StateUrlArgs::sources`]).
+    fn set_sources(&mut self, (url, file): (bool, bool)) {
+        self.url_on_command_line = url;
+        self.file_on_command_line = file;
     }
 }
 
@@ -420,7 +426,7 @@ impl Cli {
     ) -> anyhow::Result<Option<Cli>> {
         let parsed = command
             .try_get_matches_from(args)
-            .and_then(|matches| Cli::from_matches(&matches));
+            .and_then(Cli::from_matches);
         match parsed {
             Ok(cli) => Ok(Some(cli)),
             Err(err) if !err.use_stderr() => {
@@ -432,14 +438,18 @@ impl Cli {
         }
     }
 
-    /// The parsed values, with where the state store options came from.
-    fn from_matches(matches: &ArgMatches) -> Result<Cli, clap::Error> {
-        let mut cli = Cli::from_arg_matches(matches)?;
-        cli.run.state.note_sources(matches);
-        if let (Some(Command::History(args)), Some((_, sub))) =
-            (&mut cli.subcommand, matches.subcommand())
-        {
-            args.state.note_sources(sub);
+    /// The parsed values, with where the state store options came from (read first: the
+    /// values are moved out of `matches`, which `from_arg_matches` would copy whole).
+    fn from_matches(mut matches: ArgMatches) -> Result<Cli, clap::Error> {
+        let run_sources = StateUrlArgs::sources(&matches);
+        let sub_sources = match matches.subcommand() {
+            Some(("history", sub)) => Some(StateUrlArgs::sources(sub)),
+            _ => None,
+        };
+        let mut cli = Cli::from_arg_matches_mut(&mut matches)?;
+        cli.run.state.set_sources(run_sources);
+        if let (Some(Command::History(args)), Some(sources)) = (&mut cli.subcommand, sub_sources) {
+            args.state.set_sources(sources);
         }
         Ok(cli)
     }

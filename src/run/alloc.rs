@@ -14,12 +14,14 @@
 //! Blocks of up to [`MAX`] bytes with an alignment of at most 16 are the small ones: their
 //! class follows from the size alone, which `dealloc` and `realloc` are given too, so no
 //! block carries a header. A chunk is taken from the C library when the current one is used
-//! up; what is left of it is not used. One lock guards the classes: crontap-run's threads
-//! (output copies, pings, the reaper) allocate rarely. Nothing here panics or allocates.
+//! up; what is left of it is not used. One spin lock guards the classes: crontap-run's
+//! threads (output copies, pings, the reaper) allocate rarely, and it is held for a few
+//! instructions. Nothing here panics or allocates.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::UnsafeCell;
 use std::ptr::{self, NonNull};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The largest small block.
 const MAX: usize = 4096;
@@ -32,7 +34,9 @@ const CLASSES: usize = 28;
 
 /// The allocator (`#[global_allocator]` in the binary).
 pub struct Pool {
-    state: Mutex<State>,
+    /// Held while `state` is used: a spin lock, since it is held for a few instructions.
+    locked: AtomicBool,
+    state: UnsafeCell<State>,
 }
 
 /// The free blocks of each class, and the rest of the current chunk.
@@ -47,13 +51,15 @@ struct Free {
     next: Option<NonNull<Free>>,
 }
 
-// SAFETY: the pointers refer to memory only the pool hands out, always under its lock.
-unsafe impl Send for State {}
+// SAFETY: `state` is used only under `locked`; its pointers refer to memory only the pool
+// hands out.
+unsafe impl Sync for Pool {}
 
 impl Pool {
     pub const fn new() -> Pool {
         Pool {
-            state: Mutex::new(State {
+            locked: AtomicBool::new(false),
+            state: UnsafeCell::new(State {
                 free: [None; CLASSES],
                 next: ptr::null_mut(),
                 end: ptr::null_mut(),
@@ -61,8 +67,25 @@ impl Pool {
         }
     }
 
+    /// Runs `f` on the state under the lock. A thread that finds it held spins a little,
+    /// then yields the processor, in case the holder was preempted.
     fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
-        f(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner))
+        let mut spins = 0u32;
+        while self
+            .locked
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            spins += 1;
+            match spins {
+                ..64 => std::hint::spin_loop(),
+                _ => std::thread::yield_now(),
+            }
+        }
+        // SAFETY: the lock is held, so no other reference to the state exists.
+        let result = f(unsafe { &mut *self.state.get() });
+        self.locked.store(false, Ordering::Release);
+        result
     }
 }
 
@@ -284,6 +307,37 @@ mod tests {
             );
             pool.dealloc(zeroed, Layout::from_size_align(64, 8).unwrap());
             pool.dealloc(block, layout);
+        }
+    }
+
+    #[test]
+    fn threads_never_get_the_same_block() {
+        static POOL: Pool = Pool::new();
+        let threads: Vec<_> = (1..=4u8)
+            .map(|id| {
+                std::thread::spawn(move || {
+                    let mut held = Vec::new();
+                    for i in 0..20_000usize {
+                        let size = 1 + (i * 37 + usize::from(id) * 101) % 600;
+                        let layout = Layout::from_size_align(size, 8).unwrap();
+                        // SAFETY: each block is written within its layout, checked, freed once.
+                        unsafe {
+                            let block = POOL.alloc(layout);
+                            block.write_bytes(id, size);
+                            held.push((block, layout));
+                            if held.len() > 50 {
+                                let (old, layout) = held.swap_remove(i % held.len());
+                                let bytes = std::slice::from_raw_parts(old, layout.size());
+                                assert!(bytes.iter().all(|&b| b == id));
+                                POOL.dealloc(old, layout);
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
         }
     }
 }

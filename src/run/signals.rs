@@ -8,6 +8,7 @@
 //! installed here would otherwise replace dispositions the caller chose to ignore (`nohup`
 //! ignores SIGHUP; a shell ignores SIGINT for background jobs).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -81,44 +82,11 @@ const SLOTS: usize = 65;
 /// supervisor, as it passes a stop request on
 /// ([`Finished::stopped`](super::finished::Finished)); a pause reports what ended it.
 #[derive(Clone)]
-pub struct SignalLog(&'static Counts);
+pub struct SignalLog(Arc<Counts>);
 
 struct Counts {
     arrivals: [AtomicU32; SLOTS],
     first_stop: AtomicUsize,
-}
-
-impl Counts {
-    const fn new() -> Counts {
-        Counts {
-            arrivals: [const { AtomicU32::new(0) }; SLOTS],
-            first_stop: AtomicUsize::new(0),
-        }
-    }
-}
-
-/// The process's signal log, which [`record`] writes to.
-static ARRIVALS: Counts = Counts::new();
-static INSTALLED: AtomicBool = AtomicBool::new(false);
-
-/// The handler of every forwarded signal: counts the arrival, and keeps the first stop
-/// request. Only atomic operations, which are async-signal-safe; errno is not touched.
-extern "C" fn record(sig: libc::c_int) {
-    let Some(count) = usize::try_from(sig)
-        .ok()
-        .and_then(|s| ARRIVALS.arrivals.get(s))
-    else {
-        return;
-    };
-    count.fetch_add(1, Ordering::SeqCst);
-    if matches!(sig, libc::SIGTERM | libc::SIGINT | libc::SIGQUIT) {
-        let _ = ARRIVALS.first_stop.compare_exchange(
-            0,
-            sig as usize,
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        );
-    }
 }
 
 /// How many of each signal someone has seen.
@@ -135,20 +103,30 @@ impl SignalLog {
     /// whoever started it chose that nothing should react to them. Forwarded signals and
     /// SIGCHLD the caller had blocked are unblocked for crontap-run (the job gets the
     /// caller's mask).
-    ///
-    /// The handler is installed directly, one `sigaction` a signal, before anything else
-    /// handles these signals: tokio, which later wakes the supervisor on them through
-    /// `signal-hook-registry`, keeps it and calls it first (a registry that found a handler
-    /// calls it before its own actions). Later calls return the same log and install
-    /// nothing, so that tokio's handlers are never replaced.
     pub fn install() -> SignalLog {
-        if INSTALLED.swap(true, Ordering::SeqCst) {
-            return SignalLog(&ARRIVALS);
-        }
+        let counts = Arc::new(Counts {
+            arrivals: std::array::from_fn(|_| AtomicU32::new(0)),
+            first_stop: AtomicUsize::new(0),
+        });
         let mut unblock = SigSet::empty();
         for &(sig, _why) in FORWARDED.iter().filter(|(s, _)| !inherited_ignored(*s)) {
-            match install_handler(sig) {
-                Ok(()) => unblock.add(sig),
+            let counts = Arc::clone(&counts);
+            // SAFETY: the action makes only atomic operations, which are async-signal-safe.
+            let registered = unsafe {
+                signal_hook::low_level::register(sig as i32, move || {
+                    counts.arrivals[sig as usize].fetch_add(1, Ordering::SeqCst);
+                    if is_stop_request(sig) {
+                        let _ = counts.first_stop.compare_exchange(
+                            0,
+                            sig as usize,
+                            Ordering::SeqCst,
+                            Ordering::SeqCst,
+                        );
+                    }
+                })
+            };
+            match registered {
+                Ok(_) => unblock.add(sig),
                 Err(err) => tracing::debug!(%err, signal = sig.as_str(), "cannot watch signal"),
             }
         }
@@ -156,13 +134,16 @@ impl SignalLog {
         // would leave crontap-run waiting for ever (the job still gets the caller's mask).
         unblock.add(Signal::SIGCHLD);
         let _ = pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&unblock), None);
-        SignalLog(&ARRIVALS)
+        SignalLog(counts)
     }
 
     /// A record no signal reaches, for tests of the parts that read one.
     #[cfg(test)]
     pub fn unwatched() -> SignalLog {
-        SignalLog(Box::leak(Box::new(Counts::new())))
+        SignalLog(Arc::new(Counts {
+            arrivals: std::array::from_fn(|_| AtomicU32::new(0)),
+            first_stop: AtomicUsize::new(0),
+        }))
     }
 
     /// The first stop request crontap-run received, if any.
@@ -237,18 +218,6 @@ impl SignalLog {
             }
         }
     }
-}
-
-/// Installs [`record`] as `sig`'s handler, with SA_RESTART as every handler of crontap-run's.
-fn install_handler(sig: Signal) -> nix::Result<()> {
-    use nix::sys::signal::{SaFlags, SigAction, SigHandler, sigaction};
-    let action = SigAction::new(
-        SigHandler::Handler(record),
-        SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
-    // SAFETY: `record` makes only atomic operations, which are async-signal-safe.
-    unsafe { sigaction(sig, &action) }.map(drop)
 }
 
 /// How often [`SignalLog::wait_ending`] looks.

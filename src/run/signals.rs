@@ -223,28 +223,47 @@ impl SignalLog {
 /// How often [`SignalLog::wait_ending`] looks.
 const POLL: Duration = Duration::from_millis(10);
 
-/// A channel that receives a message each time one of `signals` (those crontap-run was not
-/// started with ignored) arrives: wake-ups for tasks that then read the [`SignalLog`]. Must
-/// be called inside a tokio runtime.
-pub fn wake_on(signals: &[Signal]) -> tokio::sync::mpsc::UnboundedReceiver<Signal> {
+/// Wake-ups each time one of `signals` (those crontap-run was not started with ignored)
+/// arrives, for tasks that then read the [`SignalLog`]. Must be called inside a tokio
+/// runtime.
+pub fn wake_on(signals: &[Signal]) -> Wake {
     use tokio::signal::unix::{SignalKind, signal};
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut streams = Vec::with_capacity(signals.len());
     for &sig in signals.iter().filter(|s| !inherited_ignored(**s)) {
         match signal(SignalKind::from_raw(sig as i32)) {
-            Ok(mut stream) => {
-                let tx = tx.clone();
-                tokio::spawn(async move {
-                    while stream.recv().await.is_some() {
-                        if tx.send(sig).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
+            Ok(stream) => streams.push((sig, stream)),
             Err(err) => tracing::debug!(%err, signal = sig.as_str(), "cannot watch signal"),
         }
     }
-    rx
+    Wake(streams)
+}
+
+/// The signal streams of [`wake_on`], polled where they are awaited: no task and no channel
+/// between a signal and the task it wakes.
+pub struct Wake(Vec<(Signal, tokio::signal::unix::Signal)>);
+
+impl Wake {
+    /// Waits for the next arrival of one of the signals and returns it; `None` once none
+    /// can arrive any more (none could be watched, or the runtime is shutting down).
+    pub async fn recv(&mut self) -> Option<Signal> {
+        std::future::poll_fn(|cx| {
+            let mut i = 0;
+            while i < self.0.len() {
+                match self.0[i].1.poll_recv(cx) {
+                    std::task::Poll::Ready(Some(())) => {
+                        return std::task::Poll::Ready(Some(self.0[i].0));
+                    }
+                    std::task::Poll::Ready(None) => drop(self.0.swap_remove(i)),
+                    std::task::Poll::Pending => i += 1,
+                }
+            }
+            match self.0.is_empty() {
+                true => std::task::Poll::Ready(None),
+                false => std::task::Poll::Pending,
+            }
+        })
+        .await
+    }
 }
 
 /// Every forwarded signal, for [`wake_on`].

@@ -336,7 +336,7 @@ fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
 /// Where the supervisor's events come from.
 struct Events {
     child_exits: tokio::signal::unix::Signal,
-    wake: tokio::sync::mpsc::UnboundedReceiver<Signal>,
+    wake: signals::Wake,
     group_check: tokio::time::Interval,
 }
 

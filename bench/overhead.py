@@ -4,6 +4,8 @@
 Ratios, from alternating pairs (each pair runs both commands back to back, so that machine
 noise hits both alike; the figure is the median of the pairs' ratios):
   - a no-op run with no URL, `crontap-run -q -- /bin/true`, against `/bin/true` alone;
+  - `crontap-run --version` against `/bin/true`: what starting the binary and parsing the
+    command line cost, the part of the first ratio that is not the run's;
   - a no-op run with its success ping, `crontap-run -- /bin/true` with the URL of a loopback
     receiver started here, against `sh -c 'true && curl -fsS "$URL"'`.
 Counts, for the no-op run with no URL (the same for every run, whatever the load):
@@ -149,6 +151,8 @@ def main():
         binary = os.path.abspath(binary)
         r, ours, theirs = pair_ratio([binary, "-q", "--", TRUE], [TRUE], bare, args.pairs)
         print(f"{name}: no-op run, no URL   {ours:6.2f} ms vs /bin/true {theirs:6.2f} ms: {r:.2f}x")
+        r, ours, theirs = pair_ratio([binary, "--version"], [TRUE], bare, args.pairs // 2)
+        print(f"{name}: start alone (--version) {ours:6.2f} ms vs /bin/true {theirs:6.2f} ms: {r:.2f}x")
         r, ours, theirs = pair_ratio([binary, "--", TRUE],
                                      ["sh", "-c", 'true && curl -fsS "$URL" >/dev/null'],
                                      pinged, args.pairs // 2)

@@ -44,7 +44,13 @@ pub struct Cli {
     pub command: Vec<OsString>,
 }
 
+/// The subcommands. Their options are defined only when one is used (clap's `defer`): a run
+/// uses none, and defining them all took about a seventh of a run's instructions. Each
+/// subcommand's own struct repeats its description, because the options, defined last,
+/// would otherwise leave it with that of a struct they flatten (the test
+/// `subcommands_keep_their_descriptions` compares the two).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Print recent runs of stateful jobs, oldest first.
     History(HistoryArgs),
@@ -56,6 +62,8 @@ pub enum Command {
     Plan(PlanArgs),
 }
 
+/// Say what a heartbeat needs for a cron schedule (period and grace), or print a
+/// crontab again with every job wrapped in crontap-run. Sends nothing, writes nothing.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("input").required(true).args(["schedule", "crontab"]))]
 pub struct PlanArgs {
@@ -101,6 +109,8 @@ pub struct PlanArgs {
     pub json: bool,
 }
 
+/// Send one test ping from this host and say what works: proxy, DNS, connect, TLS,
+/// HTTP status and latency. Exit 0 only for a 2xx answer.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Send the fail ping (`crontap-run check from <host>`) instead of the success ping.
@@ -151,6 +161,7 @@ pub struct ProtocolArgs {
     pub body_max: Option<u32>,
 }
 
+/// Print recent runs of stateful jobs, oldest first.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     /// Only runs of this job.
@@ -361,11 +372,17 @@ pub struct StateUrlArgs {
 }
 
 impl StateUrlArgs {
-    /// Notes which values came from the command line: clap's derive keeps only the values.
-    fn note_sources(&mut self, matches: &ArgMatches) {
+    /// Whether the URL and the URL file were given on the command line: clap's derive
+    /// keeps only the values.
+    fn sources(matches: &ArgMatches) -> (bool, bool) {
         let typed = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-        self.url_on_command_line = typed("state_url");
-        self.file_on_command_line = typed("state_url_file");
+        (typed("state_url"), typed("state_url_file"))
+    }
+
+    /// Notes which values came from the command line ([`StateUrlArgs::sources`]).
+    fn set_sources(&mut self, (url, file): (bool, bool)) {
+        self.url_on_command_line = url;
+        self.file_on_command_line = file;
     }
 }
 
@@ -409,7 +426,7 @@ impl Cli {
     ) -> anyhow::Result<Option<Cli>> {
         let parsed = command
             .try_get_matches_from(args)
-            .and_then(|matches| Cli::from_matches(&matches));
+            .and_then(Cli::from_matches);
         match parsed {
             Ok(cli) => Ok(Some(cli)),
             Err(err) if !err.use_stderr() => {
@@ -421,14 +438,18 @@ impl Cli {
         }
     }
 
-    /// The parsed values, with where the state store options came from.
-    fn from_matches(matches: &ArgMatches) -> Result<Cli, clap::Error> {
-        let mut cli = Cli::from_arg_matches(matches)?;
-        cli.run.state.note_sources(matches);
-        if let (Some(Command::History(args)), Some((_, sub))) =
-            (&mut cli.subcommand, matches.subcommand())
-        {
-            args.state.note_sources(sub);
+    /// The parsed values, with where the state store options came from (read first: the
+    /// values are moved out of `matches`, which `from_arg_matches` would copy whole).
+    fn from_matches(mut matches: ArgMatches) -> Result<Cli, clap::Error> {
+        let run_sources = StateUrlArgs::sources(&matches);
+        let sub_sources = match matches.subcommand() {
+            Some(("history", sub)) => Some(StateUrlArgs::sources(sub)),
+            _ => None,
+        };
+        let mut cli = Cli::from_arg_matches_mut(&mut matches)?;
+        cli.run.state.set_sources(run_sources);
+        if let (Some(Command::History(args)), Some(sources)) = (&mut cli.subcommand, sub_sources) {
+            args.state.set_sources(sources);
         }
         Ok(cli)
     }
@@ -445,8 +466,11 @@ pub fn env_names() -> Vec<String> {
             walk(sub, names);
         }
     }
+    let mut command = Cli::command();
+    // Defines the subcommands' options too.
+    command.build();
     let mut names = Vec::new();
-    walk(&Cli::command(), &mut names);
+    walk(&command, &mut names);
     names.sort();
     names.dedup();
     names
@@ -487,6 +511,30 @@ mod tests {
     #[test]
     fn definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn subcommands_keep_their_descriptions() {
+        let described = |command: &clap::Command| -> Vec<(String, String, String)> {
+            command
+                .get_subcommands()
+                .map(|sub| {
+                    let text = |t: Option<&clap::builder::StyledStr>| {
+                        t.map(ToString::to_string).unwrap_or_default()
+                    };
+                    (
+                        sub.get_name().to_owned(),
+                        text(sub.get_about()),
+                        text(sub.get_long_about()),
+                    )
+                })
+                .collect()
+        };
+        let mut command = Cli::command();
+        let before = described(&command);
+        command.build();
+        assert_eq!(described(&command), before);
+        assert!(before.iter().all(|(_, about, _)| !about.is_empty()));
     }
 
     #[test]

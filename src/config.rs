@@ -6,7 +6,7 @@
 //! this build has no support for (PostgreSQL or Redis without their cargo features) is
 //! refused when a run would use it, so nobody relies on an option that does nothing.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -128,9 +128,10 @@ impl Environment {
         self.get(name).filter(|value| !value.is_empty())
     }
 
-    /// Whether `name` is set to the empty string.
-    fn set_empty(&self, name: &OsStr) -> bool {
-        self.0.iter().any(|(n, v)| n == name && v.is_empty())
+    /// The names of the variables set to the empty string.
+    fn empty_names(&self) -> Vec<OsString> {
+        let empty = self.0.iter().filter(|(_, value)| value.is_empty());
+        empty.map(|(name, _)| name.clone()).collect()
     }
 
     /// Every variable but those `removed` names, in their order.
@@ -166,21 +167,53 @@ pub fn command_line(
     args: impl IntoIterator<Item = OsString>,
     env: &Environment,
 ) -> Result<Option<Cli>> {
-    Cli::parse_with(without_empty_variables(Cli::command(), env), args)
+    let empty = env.empty_names();
+    let command = without_empty_variables(Cli::command(), &empty)
+        .mut_subcommands(|sub| sub.defer(define_subcommand));
+    EMPTY_VARIABLES.set(empty);
+    let parsed = Cli::parse_with(command, args);
+    EMPTY_VARIABLES.take();
+    parsed
 }
 
-/// `command` with the variable of each option, in it and its subcommands, dropped where
-/// `env` has that variable set to the empty string.
-fn without_empty_variables(command: clap::Command, env: &Environment) -> clap::Command {
-    command
-        .mut_args(|arg| {
-            let empty = arg.get_env().is_some_and(|name| env.set_empty(name));
-            match empty {
-                true => arg.env(None),
-                false => arg,
-            }
-        })
-        .mut_subcommands(|sub| without_empty_variables(sub, env))
+thread_local! {
+    /// The variables set to the empty string, during [`command_line`]'s parse: clap defines
+    /// a subcommand's options only when it is used, in the parse ([`define_subcommand`]).
+    static EMPTY_VARIABLES: std::cell::Cell<Vec<OsString>> = const {
+        std::cell::Cell::new(Vec::new())
+    };
+}
+
+/// Defines the options of subcommand `sub`, as clap's `defer` does, without the variables
+/// [`EMPTY_VARIABLES`] names. A subcommand not named here keeps every variable: the test
+/// `every_subcommand_is_defined_here` names them all.
+fn define_subcommand(sub: clap::Command) -> clap::Command {
+    let sub = match sub.get_name() {
+        "history" => <HistoryArgs as clap::Args>::augment_args(sub),
+        "check" => <CheckArgs as clap::Args>::augment_args(sub),
+        "plan" => <PlanArgs as clap::Args>::augment_args(sub),
+        _ => return sub,
+    };
+    let empty = EMPTY_VARIABLES.take();
+    let sub = without_empty_variables(sub, &empty);
+    EMPTY_VARIABLES.set(empty);
+    sub
+}
+
+/// `command` with the variable of each option dropped where `empty` names it.
+fn without_empty_variables(command: clap::Command, empty: &[OsString]) -> clap::Command {
+    if empty.is_empty() {
+        return command;
+    }
+    command.mut_args(|arg| {
+        let unset = arg
+            .get_env()
+            .is_some_and(|name| empty.iter().any(|e| e == name));
+        match unset {
+            true => arg.env(None),
+            false => arg,
+        }
+    })
 }
 
 /// The log settings alone, read first so that errors found later are logged in the chosen
@@ -688,4 +721,34 @@ fn check_remote(remote: &Remote, source: &str) -> Result<()> {
          (cargo feature {})",
         remote.engine.feature()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every subcommand gets from [`define_subcommand`] the options clap's own `defer`
+    /// gives it.
+    #[test]
+    fn every_subcommand_is_defined_here() {
+        let ids = |command: &clap::Command| -> Vec<String> {
+            let mut ids: Vec<String> = command
+                .get_arguments()
+                .map(|arg| arg.get_id().to_string())
+                .collect();
+            ids.sort();
+            ids
+        };
+        let mut built = Cli::command();
+        built.build();
+        let unbuilt = Cli::command();
+        for sub in unbuilt.get_subcommands() {
+            let name = sub.get_name();
+            let own = built.find_subcommand(name).unwrap();
+            let mut defined = sub.clone().defer(define_subcommand);
+            defined.build();
+            assert!(!ids(own).is_empty(), "{name}");
+            assert_eq!(ids(&defined), ids(own), "{name}");
+        }
+    }
 }

@@ -15,6 +15,10 @@ static RECORD_INHERITED_SIGNALS: extern "C" fn() = crontap_run::run::signals::re
 #[unsafe(link_section = ".init_array")]
 static KEEP_SECRETS: extern "C" fn() = crontap_run::run::harden::keep_secrets_from_the_job;
 
+/// Small blocks from reused size classes instead of musl's maps and unmaps (see `run::alloc`).
+#[global_allocator]
+static ALLOCATOR: crontap_run::run::alloc::Pool = crontap_run::run::alloc::Pool::new();
+
 fn main() -> ExitCode {
     match crontap_run::app::main(std::env::args_os()) {
         Ok(code) => code,

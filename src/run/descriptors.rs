@@ -9,7 +9,6 @@
 //! | the supervision runtime's epoll, its duplicate, its wake-up eventfd | 3 | `Supervisor::new` | the end of the run |
 //! | tokio's signal pipe (a socket pair) and the runtime's duplicate of it | 3 | `Supervisor::new` | the end of the run |
 //! | the command's stdout and stderr pipes | 4 | each attempt | write ends: the spawn; read ends: the output drained |
-//! | the standard library's socket pair that reports an `exec` failure | 2 | the spawn | the spawn |
 //! | a lifeline's socket pair (a run that holds state) | 2 | each attempt | the attempt's end |
 //! | a ping: its runtime (3), the signal pipe's duplicate (1), its connection (1) | 5 | each ping | the ping's end |
 //!
@@ -24,8 +23,9 @@
 use anyhow::{Result, bail};
 
 /// Descriptors a run needs at the moment of the first spawn, beyond those already open:
-/// the runtime and its signal pipe (6), the output pipes (4), the spawn's socket pair (2).
-pub const BEFORE_SPAWN: usize = 12;
+/// the runtime and its signal pipe (6), the output pipes (4). The spawn itself needs none
+/// (the child reports a failed exec through memory it shares with crontap-run: `spawn`).
+pub const BEFORE_SPAWN: usize = 10;
 
 /// Descriptors one ping needs: its runtime (3), a duplicate of the signal pipe (1), and
 /// the signal pipe itself if no runtime made it before (2), its connection (1).

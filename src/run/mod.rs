@@ -4,8 +4,9 @@
 //! [`supervise`] sets each attempt up and runs its event loop (what an attempt tells its
 //! caller is in [`finished`]), and [`watch`] holds the
 //! command's states (running, stopping with a SIGKILL time, killed) and what each event does
-//! to them; [`reap`] reaps the command and orphans from raw wait statuses; [`exec`] finds and
-//! executes its program as `execvp(3)` does, with the environment [`job_env`] builds;
+//! to them; [`reap`] reaps the command and orphans from raw wait statuses; [`spawn`] starts
+//! its process without copying crontap-run's memory, and [`exec`] finds and executes its
+//! program as `execvp(3)` does, with the environment [`job_env`] builds;
 //! [`output`] and [`tee`] pass its output through (writing through [`write`]) and keep a tail
 //! of each stream, or
 //! hand it to [`hold`], which keeps it (in [`spill`]'s bounded buffers and unnamed files)
@@ -17,13 +18,14 @@
 //! tells whether anything is left in the job's group once its leader has exited;
 //! [`outcome`] turns an exit status into crontap-run's own; [`descriptors`] counts every
 //! file descriptor crontap-run holds and checks that the open-files limit leaves room; [`retry`] decides whether a
-//! failed attempt runs again; [`harden`] keeps crontap-run's secrets out of the job's reach
+//! failed attempt runs again; [`alloc`] is the binary's memory allocator; [`harden`] keeps crontap-run's secrets out of the job's reach
 //! (the job runs as the same user, and only a non-dumpable process's `/proc/<pid>/environ`
 //! and `mem` are closed to it).
 //!
 //! The invariant this wing keeps: the command's exit status reaches [`outcome::Outcome`]
 //! unchanged, and only a stop crontap-run decided on (`--timeout`, a lost lease) replaces it.
 
+pub mod alloc;
 pub(crate) mod descriptors;
 pub(crate) mod exec;
 pub(crate) mod finished;
@@ -37,6 +39,7 @@ pub(crate) mod output;
 pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;
+pub(crate) mod spawn;
 pub(crate) mod spill;
 pub(crate) mod supervise;
 pub(crate) mod tail;

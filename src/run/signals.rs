@@ -223,28 +223,47 @@ impl SignalLog {
 /// How often [`SignalLog::wait_ending`] looks.
 const POLL: Duration = Duration::from_millis(10);
 
-/// A channel that receives a message each time one of `signals` (those crontap-run was not
-/// started with ignored) arrives: wake-ups for tasks that then read the [`SignalLog`]. Must
-/// be called inside a tokio runtime.
-pub fn wake_on(signals: &[Signal]) -> tokio::sync::mpsc::UnboundedReceiver<Signal> {
+/// Wake-ups each time one of `signals` (those crontap-run was not started with ignored)
+/// arrives, for tasks that then read the [`SignalLog`]. Must be called inside a tokio
+/// runtime.
+pub fn wake_on(signals: &[Signal]) -> Wake {
     use tokio::signal::unix::{SignalKind, signal};
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut streams = Vec::with_capacity(signals.len());
     for &sig in signals.iter().filter(|s| !inherited_ignored(**s)) {
         match signal(SignalKind::from_raw(sig as i32)) {
-            Ok(mut stream) => {
-                let tx = tx.clone();
-                tokio::spawn(async move {
-                    while stream.recv().await.is_some() {
-                        if tx.send(sig).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
+            Ok(stream) => streams.push((sig, stream)),
             Err(err) => tracing::debug!(%err, signal = sig.as_str(), "cannot watch signal"),
         }
     }
-    rx
+    Wake(streams)
+}
+
+/// The signal streams of [`wake_on`], polled where they are awaited: no task and no channel
+/// between a signal and the task it wakes.
+pub struct Wake(Vec<(Signal, tokio::signal::unix::Signal)>);
+
+impl Wake {
+    /// Waits for the next arrival of one of the signals and returns it; `None` once none
+    /// can arrive any more (none could be watched, or the runtime is shutting down).
+    pub async fn recv(&mut self) -> Option<Signal> {
+        std::future::poll_fn(|cx| {
+            let mut i = 0;
+            while i < self.0.len() {
+                match self.0[i].1.poll_recv(cx) {
+                    std::task::Poll::Ready(Some(())) => {
+                        return std::task::Poll::Ready(Some(self.0[i].0));
+                    }
+                    std::task::Poll::Ready(None) => drop(self.0.swap_remove(i)),
+                    std::task::Poll::Pending => i += 1,
+                }
+            }
+            match self.0.is_empty() {
+                true => std::task::Poll::Ready(None),
+                false => std::task::Poll::Pending,
+            }
+        })
+        .await
+    }
 }
 
 /// Every forwarded signal, for [`wake_on`].
@@ -345,6 +364,25 @@ mod kernel {
         (rc == 0).then_some(old)
     }
 
+    /// Sets the calling thread's mask to `mask`; returns the one it replaced.
+    pub fn swap_mask(mask: u64) -> std::io::Result<u64> {
+        let mut old = 0u64;
+        // SAFETY: the kernel copies the new set and writes the old one into `old`.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigprocmask,
+                libc::SIG_SETMASK,
+                &mask,
+                &mut old,
+                SET,
+            )
+        };
+        match rc {
+            0 => Ok(old),
+            _ => Err(std::io::Error::last_os_error()),
+        }
+    }
+
     /// Sets the calling thread's mask.
     pub fn set_mask(mask: u64) -> std::io::Result<()> {
         // SAFETY: the kernel copies the set; nothing is kept.
@@ -405,19 +443,33 @@ impl Inherited {
         }
     }
 
-    /// Restores the inherited dispositions and mask. Runs in the child between fork and
-    /// exec, so it only makes async-signal-safe calls. Handlers crontap-run installed are
-    /// reset by exec itself; what is left is to ignore again what was ignored, to give
-    /// SIGPIPE back its default unless it was ignored, and to set the mask.
+    /// Gives every signal the disposition crontap-run inherited and sets the inherited
+    /// mask. Runs in the child before exec, which shares crontap-run's memory
+    /// ([`spawn`](super::spawn)) and has every signal blocked: each signal is set to be
+    /// ignored or to its default before the mask lets any through, so no handler of
+    /// crontap-run's can run in the child. Only system calls.
     pub fn restore_in_child(&self) -> std::io::Result<()> {
         for sig in every_signal() {
             let Some(bit) = bit(sig) else { break };
-            if self.ignored & bit != 0 {
-                kernel::set(sig, libc::SIG_IGN);
-            } else if sig == libc::SIGPIPE {
-                kernel::set(sig, libc::SIG_DFL);
+            if sig == libc::SIGKILL || sig == libc::SIGSTOP {
+                continue;
+            }
+            match self.ignored & bit {
+                0 => kernel::set(sig, libc::SIG_DFL),
+                _ => kernel::set(sig, libc::SIG_IGN),
             }
         }
         kernel::set_mask(self.blocked)
     }
+}
+
+/// Blocks every signal for the calling thread (the kernel's whole set, the C library's own
+/// signals too); returns the mask to give back to [`restore_mask`].
+pub fn block_all() -> std::io::Result<u64> {
+    kernel::swap_mask(!0)
+}
+
+/// Sets the calling thread's mask back to what [`block_all`] returned.
+pub fn restore_mask(mask: u64) {
+    let _ = kernel::set_mask(mask);
 }

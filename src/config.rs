@@ -229,18 +229,7 @@ pub fn log_settings(cli: &Cli, env: &Environment) -> Result<log::Settings> {
 impl Config {
     /// Validates the options of a run, with `env` for the variables that set or hold any.
     pub fn new(args: RunArgs, command: Vec<OsString>, env: &Environment) -> Result<Config> {
-        if args.url_env.is_empty() || args.url_env.contains(['=', '\0']) {
-            bail!("--url-env must name an environment variable");
-        }
-        if args.ping_timeout > MAX_PING_TIMEOUT {
-            bail!("--ping-timeout must be at most 5m");
-        }
-        if args.ping_budget > MAX_PING_BUDGET {
-            bail!("--ping-budget must be at most 15m");
-        }
-        if args.jitter.is_some_and(|j| j > MAX_JITTER) {
-            bail!("--jitter must be at most 1h");
-        }
+        check_bounds(&args)?;
         let retry = retry_policy(&args)?;
         let success = success_codes(&args)?;
         let state_url = state_url(&args.state)?;
@@ -309,6 +298,23 @@ impl Config {
             fault: env.fault(),
         })
     }
+}
+
+/// The run's options that are bounded on their own, each named when it is out of bounds.
+fn check_bounds(args: &RunArgs) -> Result<()> {
+    if args.url_env.is_empty() || args.url_env.contains(['=', '\0']) {
+        bail!("--url-env must name an environment variable");
+    }
+    if args.ping_timeout > MAX_PING_TIMEOUT {
+        bail!("--ping-timeout must be at most 5m");
+    }
+    if args.ping_budget > MAX_PING_BUDGET {
+        bail!("--ping-budget must be at most 15m");
+    }
+    if args.jitter.is_some_and(|j| j > MAX_JITTER) {
+        bail!("--jitter must be at most 1h");
+    }
+    Ok(())
 }
 
 impl HistoryConfig {

@@ -6,7 +6,8 @@
 //! Everything is private to the crate except what something outside it needs:
 //! - [`app`] and [`log`]: the binary's `main` runs [`app::main`] and prints errors with
 //!   [`log::report_error`]; [`run::signals::record_inherited`] and
-//!   [`run::harden::keep_secrets_from_the_job`] run before `main`.
+//!   [`run::harden::keep_secrets_from_the_job`] run before `main`, and `main` installs
+//!   [`run::alloc::Pool`] as the allocator.
 //! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`].
 //! - [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the corpus and property
 //!   tests build failure summaries (with the scrubber, the crate `crontap-scrub` under

@@ -10,7 +10,8 @@
 //! | tokio's signal pipe (a socket pair) and the runtime's duplicate of it | 3 | `Supervisor::new` | the end of the run |
 //! | the command's stdout and stderr pipes | 4 | each attempt | write ends: the spawn; read ends: the output drained |
 //! | a lifeline's socket pair (a run that holds state) | 2 | each attempt | the attempt's end |
-//! | a ping: its runtime (3), the signal pipe's duplicate (1), its connection (1) | 5 | each ping | the ping's end |
+//! | the pings' runtime (3) and the signal pipe's duplicate (1) | 4 | the first ping | the run's end (each ping's end where the limit leaves less room than an attempt needs) |
+//! | a ping's connection | 1 | each request | the request's end |
 //!
 //! crontap-run's own stdout and stderr are written through descriptors 1 and 2, never
 //! duplicates. With `--output on-failure`, the hold adds duplicates of 1 and 2 and a spill

@@ -1,4 +1,5 @@
-//! The command line as the user types it: clap definitions only.
+//! The command line as the user types it: the clap definitions, the parse `config` calls
+//! (`Cli::parse_with`) and the variables the options read (`env_names`).
 //!
 //! Doc comments here are the `--help` text. Nothing in this file judges whether values make
 //! sense together; `config` turns a parsed [`Cli`] into a validated `Config`, and nothing

@@ -8,8 +8,9 @@
 //!   [`log::report_error`]; [`run::signals::record_inherited`] and
 //!   [`run::harden::keep_secrets_from_the_job`] run before `main`, and `main` installs
 //!   [`run::alloc::Pool`] as the allocator.
-//! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`].
-//! - [`report::summary`], [`report::heartbeat`], [`run::outcome`]: the corpus and property
+//! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`], and the tests set
+//!   every variable [`cli::env_names`] lists.
+//! - [`report::summary`], [`report::body`], [`report::heartbeat`], [`run::outcome`]: the corpus and property
 //!   tests build failure summaries (with the scrubber, the crate `crontap-scrub` under
 //!   `crates/scrub`, which has its own benchmark and fuzz target).
 //! - [`state`]'s store interface and server stores: the integration tests drive PostgreSQL

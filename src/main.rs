@@ -1,5 +1,6 @@
-//! The `crontap-run` binary: everything happens in [`crontap_run::app`]; this reports the
-//! error chain once and maps it to exit status 125.
+//! The `crontap-run` binary: it installs the allocator and the two `.init_array` hooks
+//! (signal state, not dumpable); everything else happens in [`crontap_run::app`]; this
+//! reports the error chain once and maps it to exit status 125.
 
 use std::process::ExitCode;
 

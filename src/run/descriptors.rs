@@ -9,7 +9,7 @@
 //! | the supervision runtime's epoll, its duplicate, its wake-up eventfd | 3 | `Supervisor::new` | the end of the run |
 //! | tokio's signal pipe (a socket pair) and the runtime's duplicate of it | 3 | `Supervisor::new` | the end of the run |
 //! | the command's stdout and stderr pipes | 4 | each attempt | write ends: the spawn; read ends: the output drained |
-//! | a lifeline's socket pair (a run that holds state) | 2 | each attempt | the attempt's end |
+//! | a lifeline's pipe, its write end (a run that holds state) | 1 | each attempt | the attempt's end |
 //! | the pings' runtime (3) and the signal pipe's duplicate (1) | 4 | the first ping | the run's end (each ping's end where the limit leaves less room than an attempt needs) |
 //! | a ping's connection | 1 | each request | the request's end |
 //!

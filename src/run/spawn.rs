@@ -20,7 +20,8 @@
 //! 6. executes the program ([`Exec`]).
 //!
 //! Everything it needs is built before; it makes only system calls, and writes nothing of
-//! crontap-run's memory but the error number of a step that failed, before it exits 127.
+//! crontap-run's memory but its own stack, `/bin/sh`'s file slot in [`Exec`] and the error
+//! number of a step that failed, before it exits 127.
 //! crontap-run then reaps it and reports that error as the spawn's.
 //!
 //! [`Lifeline`]: super::lifeline::Lifeline

@@ -9,6 +9,7 @@
 //! | the supervision runtime's epoll, its duplicate, its wake-up eventfd | 3 | `Supervisor::new` | the end of the run |
 //! | tokio's signal pipe (a socket pair) and the runtime's duplicate of it | 3 | `Supervisor::new` | the end of the run |
 //! | the command's stdout and stderr pipes | 4 | each attempt | write ends: the spawn; read ends: the output drained |
+//! | the standard library's socket pair that reports an `exec` failure | 2 | the spawn | the spawn |
 //! | a lifeline's pipe, its write end (a run that holds state) | 1 | each attempt | the attempt's end |
 //! | the pings' runtime (3) and the signal pipe's duplicate (1) | 4 | the first ping | the run's end (each ping's end where the limit leaves less room than an attempt needs) |
 //! | a ping's connection | 1 | each request | the request's end |
@@ -24,9 +25,8 @@
 use anyhow::{Result, bail};
 
 /// Descriptors a run needs at the moment of the first spawn, beyond those already open:
-/// the runtime and its signal pipe (6), the output pipes (4). The spawn itself needs none
-/// (the child reports a failed exec through memory it shares with crontap-run: `spawn`).
-pub const BEFORE_SPAWN: usize = 10;
+/// the runtime and its signal pipe (6), the output pipes (4), the spawn's socket pair (2).
+pub const BEFORE_SPAWN: usize = 12;
 
 /// Descriptors one ping needs: its runtime (3), a duplicate of the signal pipe (1), and
 /// the signal pipe itself if no runtime made it before (2), its connection (1).

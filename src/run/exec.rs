@@ -1,9 +1,11 @@
-//! Executing the command's program as `execvp(3)` does, whichever C library crontap-run is
+//! Starting the command's program as `execvp(3)` does, whichever C library crontap-run is
 //! linked with.
 //!
-//! The C library's `execvp` rules differ: musl's, in the static release build, refuses a
-//! script without a `#!` line (ENOEXEC, exit 126) where glibc's, cron's `/bin/sh`, `env` and
-//! `timeout` run it with `/bin/sh`. [`Exec`] does the exec itself, by glibc's rules, so a
+//! std's `Command` does everything up to the exec (the output pipes, the process group, the
+//! hooks of [`supervise`](crate::run::supervise)) and then calls the C library's `execvp`,
+//! whose rules differ: musl's, in the static release build, refuses a script without a `#!`
+//! line (ENOEXEC, exit 126) where glibc's, cron's `/bin/sh`, `env` and `timeout` run it with
+//! `/bin/sh`. [`spawn`] adds a last hook that does the exec itself, by glibc's rules, so a
 //! crontab line runs the same with `crontap-run --` in front of it:
 //!
 //! - a name with a `/` is executed as it is; an empty name is not found (ENOENT);
@@ -18,12 +20,14 @@
 //!   environment and output.
 //!
 //! The program's `argv[0]` is the name as the user wrote it (the shell's `$0` is the file's
-//! path, as with glibc). Everything [`Exec::run`] needs is built before the child exists
-//! ([`spawn`](super::spawn)); in the child it only calls `execve(2)`.
+//! path, as with glibc). Everything the hook needs is built before the fork; between fork
+//! and exec it only calls `execve(2)`.
 
-use std::ffi::{CStr, CString, OsStr, OsString, c_char};
+use std::ffi::{CStr, CString, OsString, c_char};
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
 
 use nix::errno::Errno;
 
@@ -40,8 +44,22 @@ const DEFAULT_PATH: &[u8] = b"/bin:/usr/bin";
 /// The longest name that is looked up in `PATH` (a file name, `NAME_MAX`).
 const NAME_MAX: usize = 255;
 
+/// Spawns `command` with its program found and executed by the rules above, with `env` as
+/// its whole environment. `command` is configured as for [`Command::spawn`] (program,
+/// arguments, stdio, process group, other hooks); its own environment settings and `arg0`
+/// are not used.
+pub fn spawn(command: &mut Command, env: Vec<(OsString, OsString)>) -> io::Result<Child> {
+    let mut exec = Exec::new(command, env)?;
+    // SAFETY: the hook runs between fork and exec, after the other hooks, and only calls
+    // execve(2) and reads errno, on memory built before the fork.
+    unsafe {
+        command.pre_exec(move || Err(exec.run()));
+    }
+    command.spawn()
+}
+
 /// The prepared exec: every string and pointer array the child needs.
-pub struct Exec {
+struct Exec {
     /// The files to try, in order: the name itself when it has a slash, else one per `PATH`
     /// element.
     files: Vec<CString>,
@@ -58,14 +76,14 @@ pub struct Exec {
     _strings: Vec<CString>,
 }
 
+// SAFETY: the raw pointers point into heap buffers that `Exec` owns and never changes; the
+// value is moved into the hook and used only there, in the child.
+unsafe impl Send for Exec {}
+unsafe impl Sync for Exec {}
+
 impl Exec {
-    /// The exec of `program` with `args`, with `env` as its whole environment.
-    pub fn new(
-        program: &OsStr,
-        args: &[OsString],
-        env: Vec<(OsString, OsString)>,
-    ) -> io::Result<Exec> {
-        let name = program.as_bytes();
+    fn new(command: &Command, env: Vec<(OsString, OsString)>) -> io::Result<Exec> {
+        let name = command.get_program().as_bytes();
         if name.is_empty() {
             return Err(Errno::ENOENT.into());
         }
@@ -93,8 +111,8 @@ impl Exec {
             Ok(ptr)
         };
         let program = own(name.to_vec())?;
-        let args = args
-            .iter()
+        let args = command
+            .get_args()
             .map(|arg| own(arg.as_bytes().to_vec()))
             .collect::<io::Result<Vec<_>>>()?;
         let mut envp = env
@@ -126,9 +144,9 @@ impl Exec {
     }
 
     /// In the child: executes the program, or returns why it could not be.
-    pub fn run(&mut self) -> Errno {
+    fn run(&mut self) -> io::Error {
         if !self.searched {
-            return self.execve(0);
+            return self.execve(0).into();
         }
         let mut denied = false;
         let mut last = Errno::ENOENT;
@@ -141,10 +159,10 @@ impl Exec {
                 | Errno::ESTALE
                 | Errno::ENODEV
                 | Errno::ETIMEDOUT => {}
-                found => return found,
+                found => return found.into(),
             }
         }
-        if denied { Errno::EACCES } else { last }
+        if denied { Errno::EACCES } else { last }.into()
     }
 
     /// Executes `files[i]`, with `/bin/sh` if the kernel refuses it with ENOEXEC; returns

@@ -4,9 +4,8 @@
 //! [`supervise`] sets each attempt up and runs its event loop (what an attempt tells its
 //! caller is in [`finished`]), and [`watch`] holds the
 //! command's states (running, stopping with a SIGKILL time, killed) and what each event does
-//! to them; [`reap`] reaps the command and orphans from raw wait statuses; [`spawn`] starts
-//! its process without copying crontap-run's memory, and [`exec`] finds and executes its
-//! program as `execvp(3)` does, with the environment [`job_env`] builds;
+//! to them; [`reap`] reaps the command and orphans from raw wait statuses; [`exec`] finds and
+//! executes its program as `execvp(3)` does, with the environment [`job_env`] builds;
 //! [`output`] and [`tee`] pass its output through (writing through [`write`]) and keep a tail
 //! of each stream, or
 //! hand it to [`hold`], which keeps it (in [`spill`]'s bounded buffers and unnamed files)
@@ -39,7 +38,6 @@ pub(crate) mod output;
 pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;
-pub(crate) mod spawn;
 pub(crate) mod spill;
 pub(crate) mod supervise;
 pub(crate) mod tail;

@@ -364,25 +364,6 @@ mod kernel {
         (rc == 0).then_some(old)
     }
 
-    /// Sets the calling thread's mask to `mask`; returns the one it replaced.
-    pub fn swap_mask(mask: u64) -> std::io::Result<u64> {
-        let mut old = 0u64;
-        // SAFETY: the kernel copies the new set and writes the old one into `old`.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_rt_sigprocmask,
-                libc::SIG_SETMASK,
-                &mask,
-                &mut old,
-                SET,
-            )
-        };
-        match rc {
-            0 => Ok(old),
-            _ => Err(std::io::Error::last_os_error()),
-        }
-    }
-
     /// Sets the calling thread's mask.
     pub fn set_mask(mask: u64) -> std::io::Result<()> {
         // SAFETY: the kernel copies the set; nothing is kept.
@@ -443,33 +424,19 @@ impl Inherited {
         }
     }
 
-    /// Gives every signal the disposition crontap-run inherited and sets the inherited
-    /// mask. Runs in the child before exec, which shares crontap-run's memory
-    /// ([`spawn`](super::spawn)) and has every signal blocked: each signal is set to be
-    /// ignored or to its default before the mask lets any through, so no handler of
-    /// crontap-run's can run in the child. Only system calls.
+    /// Restores the inherited dispositions and mask. Runs in the child between fork and
+    /// exec, so it only makes async-signal-safe calls. Handlers crontap-run installed are
+    /// reset by exec itself; what is left is to ignore again what was ignored, to give
+    /// SIGPIPE back its default unless it was ignored, and to set the mask.
     pub fn restore_in_child(&self) -> std::io::Result<()> {
         for sig in every_signal() {
             let Some(bit) = bit(sig) else { break };
-            if sig == libc::SIGKILL || sig == libc::SIGSTOP {
-                continue;
-            }
-            match self.ignored & bit {
-                0 => kernel::set(sig, libc::SIG_DFL),
-                _ => kernel::set(sig, libc::SIG_IGN),
+            if self.ignored & bit != 0 {
+                kernel::set(sig, libc::SIG_IGN);
+            } else if sig == libc::SIGPIPE {
+                kernel::set(sig, libc::SIG_DFL);
             }
         }
         kernel::set_mask(self.blocked)
     }
-}
-
-/// Blocks every signal for the calling thread (the kernel's whole set, the C library's own
-/// signals too); returns the mask to give back to [`restore_mask`].
-pub fn block_all() -> std::io::Result<u64> {
-    kernel::swap_mask(!0)
-}
-
-/// Sets the calling thread's mask back to what [`block_all`] returned.
-pub fn restore_mask(mask: u64) {
-    let _ = kernel::set_mask(mask);
 }

@@ -19,8 +19,8 @@
 
 use std::cell::Cell;
 use std::ffi::OsString;
-use std::io::PipeWriter;
-use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,7 +31,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 
 use crate::run::descriptors;
-use crate::run::exec::Exec;
+use crate::run::exec;
 pub use crate::run::finished::{Finished, Hooks};
 use crate::run::group::Group;
 use crate::run::hold::Hold;
@@ -41,7 +41,6 @@ use crate::run::outcome::Outcome;
 use crate::run::output::{Copies, Output};
 use crate::run::reap;
 use crate::run::signals::{self, Inherited, Mark, SignalLog};
-use crate::run::spawn::{self as start, Setup};
 use crate::run::terminal::{self, Terminal};
 use crate::run::watch::{Action, Ending, Event, Probe, Watch};
 pub use crate::run::watch::{LeaseDeadline, Limits};
@@ -185,8 +184,7 @@ async fn supervise(
         group_check: tokio::time::interval(GROUP_CHECK),
     };
     let Prepared {
-        setup,
-        pipes,
+        command,
         copies,
         lifeline,
         terminal,
@@ -194,7 +192,7 @@ async fn supervise(
     } = prepare(spec, inherited)?;
 
     let started = Instant::now();
-    let child = match spawn(&setup, pipes, attempt, started, hooks) {
+    let child = match spawn(command, attempt, started, hooks) {
         Ok(child) => child,
         Err(Unstarted::Short(err)) => {
             if let Some(lifeline) = lifeline {
@@ -247,8 +245,7 @@ enum Unstarted {
 
 /// Spawns the attempt's command; why an attempt could not start.
 fn spawn(
-    setup: &Setup,
-    pipes: [PipeWriter; 2],
+    mut command: Command,
     attempt: Attempt<'_>,
     started: Instant,
     hooks: &Hooks<'_>,
@@ -262,13 +259,12 @@ fn spawn(
     }
     let env = spec.per_run.environment(spec.inherited_env, attempt.number);
     (hooks.starting)();
-    let spawned =
-        Exec::new(spec.program, spec.args, env).and_then(|mut exec| start::spawn(setup, &mut exec));
-    // Closes crontap-run's copies of the pipes' write ends, so the readers see end-of-file
-    // when the child (and anything it left behind) closes theirs.
-    drop(pipes);
+    let spawned = exec::spawn(&mut command, env);
+    // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
+    // readers see end-of-file when the child (and anything it left behind) closes theirs.
+    drop(command);
     match spawned {
-        Ok(child) => Ok(child),
+        Ok(child) => Ok(Pid::from_raw(child.id() as i32)),
         // Too few descriptors is crontap-run's shortage, not the command's fault.
         Err(err) if descriptors::exhausted(&err) => {
             Err(Unstarted::Short(descriptors::spawn_error(&err)))
@@ -285,10 +281,7 @@ fn spawn(
 
 /// An attempt's command, ready to be spawned, and what goes with it.
 struct Prepared {
-    /// What the child does before it executes the program.
-    setup: Setup,
-    /// The write ends of the output pipes, which `setup` names.
-    pipes: [PipeWriter; 2],
+    command: Command,
     copies: Copies,
     lifeline: Option<Lifeline>,
     terminal: Option<Terminal>,
@@ -296,8 +289,8 @@ struct Prepared {
     claim_terminal: bool,
 }
 
-/// Sets up the command of an attempt: its output pipes, lifeline, and what the child does
-/// before it executes the program ([`Setup`]).
+/// Sets up the command of an attempt: its output pipes, process group, lifeline, and what
+/// the child does between fork and exec.
 fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
     // The lifeline first, before the output pipes exist: forked later, it would hold their
     // ends, and crontap-run would see the end of the job's output only once the lifeline
@@ -313,19 +306,29 @@ fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
         .context("cannot set up the command's output")?;
     let terminal = Terminal::detect();
     let claim_terminal = terminal.is_some_and(|t| t.in_foreground());
-    let setup = Setup {
-        stdout: stdout_w.as_raw_fd(),
-        stderr: stderr_w.as_raw_fd(),
-        announce: lifeline
-            .as_ref()
-            .map(|l| Box::new(l.announcer()) as Box<dyn Fn()>),
-        claim_terminal,
-        inherited,
-    };
+    let mut command = Command::new(spec.program);
+    command
+        .args(spec.args)
+        .stdout(stdout_w)
+        .stderr(stderr_w)
+        .process_group(0);
+    let announce = lifeline.as_ref().map(Lifeline::announcer);
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
+    unsafe {
+        command.pre_exec(move || {
+            // First, so the lifeline knows the group before anything can fail.
+            if let Some(announce) = &announce {
+                announce();
+            }
+            if claim_terminal {
+                Terminal::claim_in_child();
+            }
+            inherited.restore_in_child()
+        });
+    }
 
     Ok(Prepared {
-        setup,
-        pipes: [stdout_w, stderr_w],
+        command,
         copies,
         lifeline,
         terminal,

@@ -7,7 +7,7 @@ use std::os::unix::process::CommandExt;
 use crate::harness::{Crontap, Receiver};
 
 /// Between fork and exec of crontap-run: only 0 to 2 open, the open-files limit at `limit`.
-fn only_stdio_and_limit(limit: u64) -> std::io::Result<()> {
+pub(crate) fn only_stdio_and_limit(limit: u64) -> std::io::Result<()> {
     // SAFETY: close_range and setrlimit are system calls, async-signal-safe.
     unsafe {
         libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);

@@ -71,21 +71,7 @@ fn the_runtime_and_client_are_set_up_only_for_a_request() {
     assert_eq!(set_ups(&plain.stderr).len(), 1, "{}", plain.stderr);
 }
 
-/// Between fork and exec of crontap-run: only 0 to 2 open, the open-files limit at `limit`.
-fn only_stdio_and_limit(limit: u64) -> std::io::Result<()> {
-    // SAFETY: close_range and setrlimit are system calls, async-signal-safe.
-    unsafe {
-        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
-        let rl = libc::rlimit {
-            rlim_cur: limit,
-            rlim_max: limit,
-        };
-        if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
+use crate::descriptors::only_stdio_and_limit;
 
 /// Under every open-files limit at which a Healthchecks run that holds state runs its
 /// command, the start ping either goes out or its absence is one warning on stderr naming

@@ -93,6 +93,8 @@ pub struct Config {
     pub stop_on_lease_lost: bool,
     /// `--metrics-dir`: where the job's metrics file is written after the run.
     pub metrics: Option<metrics::Target>,
+    /// `--metrics-push`: the gateway the run's gauges are put to after the run.
+    pub push: Option<metrics::push::Push>,
     /// `--output on-failure`: the output is held for the run's end, spilling into this
     /// directory (`$TMPDIR`, else `/tmp`). `None`: passed through (`--output pass`).
     pub hold_output: Option<PathBuf>,
@@ -235,6 +237,7 @@ impl Config {
         let state_url = state_url(&args.state)?;
         let state = state_plan(&args, state_url.as_ref(), &command, env)?;
         let metrics = metrics_target(&args, &command)?;
+        let push = metrics_push(&args, &command, metrics.as_ref())?;
 
         let headers = !args.report.header.is_empty();
         let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, headers, |n| {
@@ -293,7 +296,9 @@ impl Config {
                 .into_iter()
                 .chain(env_secrets(env.0.iter().cloned()))
                 .chain(headers.secrets.iter().cloned())
+                .chain(push.iter().flat_map(|p| p.secrets.iter().cloned()))
                 .collect(),
+            push,
             headers,
             fault: env.fault(),
         })
@@ -503,16 +508,49 @@ fn metrics_target(args: &RunArgs, command: &[OsString]) -> Result<Option<metrics
     if dir.as_os_str().is_empty() {
         bail!("--metrics-dir (CRONTAP_METRICS_DIR) must not be empty");
     }
+    Ok(Some(metrics::Target {
+        dir: dir.clone(),
+        job: metrics_job(args, command)?,
+        expect: expect(args),
+    }))
+}
+
+/// `--metrics-push`: the gateway's URL, checked, and its credentials as secrets.
+fn metrics_push(
+    args: &RunArgs,
+    command: &[OsString],
+    textfile: Option<&metrics::Target>,
+) -> Result<Option<metrics::push::Push>> {
+    let Some(raw) = &args.metrics_push else {
+        return Ok(None);
+    };
+    Ok(Some(metrics::push::Push {
+        url: metrics::push::parse_url(raw)?,
+        job: metrics_job(args, command)?,
+        expect: expect(args),
+        textfile: textfile.cloned(),
+        secrets: url_secrets(raw),
+    }))
+}
+
+/// The job the metrics are for: `--job`, or the name derived from the command, as for
+/// state.
+fn metrics_job(args: &RunArgs, command: &[OsString]) -> Result<String> {
     if let Some(name) = &args.job {
         job::validate_name(name, "--job (CRONTAP_JOB)")?;
     }
-    Ok(Some(metrics::Target {
-        dir: dir.clone(),
-        job: args
-            .job
-            .clone()
-            .unwrap_or_else(|| job::derived_name(command)),
-    }))
+    Ok(args
+        .job
+        .clone()
+        .unwrap_or_else(|| job::derived_name(command)))
+}
+
+/// `--expect-every` and `--expect-grace` (none: 0).
+fn expect(args: &RunArgs) -> Option<metrics::Expect> {
+    args.expect_every.map(|period| metrics::Expect {
+        period,
+        grace: args.expect_grace.unwrap_or_default(),
+    })
 }
 
 /// The `--once-per` period of `len`, following `--period-tz`. UTC reads no time zone data;

@@ -35,6 +35,8 @@ pub struct Effects {
     pub history: Option<HistoryTarget>,
     /// `--metrics-dir`, not in a dry run.
     pub metrics: Option<metrics::Target>,
+    /// `--metrics-push`, not in a dry run.
+    pub push: Option<metrics::push::Push>,
     /// `--output on-failure`: the command's output, held for the end to print or drop.
     pub hold: Option<Arc<Hold>>,
     pub run_id: String,
@@ -127,8 +129,13 @@ pub fn finish(
             Step::State => record_state(detail.held.take(), verdict),
             Step::Output => settle_output(effects.hold.as_ref(), verdict),
             Step::Report => {
+                // The push goes out beside the report, within the same budget.
+                let pushing = effects.start_push(verdict);
                 delivered = report(effects, verdict, detail.tails.as_ref());
                 guard::reported(&delivered);
+                if let Some(pushing) = pushing {
+                    pushing.wait();
+                }
             }
             Step::History => effects.write_history(verdict, &delivered),
             Step::Metrics => effects.write_metrics(verdict, &delivered),
@@ -216,19 +223,32 @@ impl Effects {
     fn write_metrics(&self, verdict: &Verdict, delivered: &Delivered) {
         fault::point("metrics");
         let Some(target) = &self.metrics else { return };
+        metrics::record(target, &self.metrics_run(verdict, delivered));
+    }
+
+    /// `--metrics-push`: the run's gauges, on their way beside the end report.
+    fn start_push(&self, verdict: &Verdict) -> Option<metrics::push::Pushing> {
+        let push = self.push.as_ref()?;
+        let run = self.metrics_run(verdict, &Delivered::NONE);
+        let reporter = &self.reporter;
+        let (policy, signals) = (reporter.policy_now(), &reporter.signals);
+        Some(push.beside(&run, policy, signals, guard::side_task))
+    }
+
+    /// The run as the metrics record it, ending now.
+    fn metrics_run(&self, verdict: &Verdict, delivered: &Delivered) -> metrics::Run {
         let result = match verdict.result {
             RunResult::Succeeded => Counted::Succeeded,
             RunResult::Skipped => Counted::Skipped,
             RunResult::Failed | RunResult::Stopped => Counted::Failed,
         };
-        let run = metrics::Run {
+        metrics::Run {
             result,
             started: self.started,
             ended: SystemTime::now(),
             duration: self.elapsed(),
             exit: verdict.exit,
             ping_failed: delivered.ping == PingResult::Failed,
-        };
-        metrics::record(target, &run);
+        }
     }
 }

@@ -147,6 +147,7 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
         },
         history,
         metrics: config.metrics.clone().filter(|_| !config.dry_run),
+        push: config.push.clone().filter(|_| !config.dry_run),
         hold: config.hold_output.as_deref().map(Hold::new),
         run_id: crate::random::uuid_v4(),
         started,

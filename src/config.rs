@@ -41,8 +41,10 @@ const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
 /// `--url-env` says, and the job's identity (a nested crontap-run must not take the outer
 /// run's lock). The per-run variables ([`job_env::PER_RUN`]) are removed too: the job gets
 /// them only with this run's values.
-const REMOVED_VARS: [&str; 5] = [
+const REMOVED_VARS: [&str; 6] = [
     "CRONTAP_HEARTBEAT_URL",
+    // The Pushgateway's URL may carry a password.
+    "CRONTAP_METRICS_PUSH_URL",
     heartbeat::URL_FILE_VAR,
     "CRONTAP_STATE_URL",
     location::URL_FILE_VAR,

@@ -13,7 +13,7 @@
 //! one has claimed, and a report is never sent twice.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::fault;
@@ -44,6 +44,9 @@ pub struct Effects {
     /// (for its duration).
     pub started: SystemTime,
     pub clock: Instant,
+    /// When the run ended as its metrics say, by both clocks: taken once, by the push or
+    /// the metrics file, whichever comes first, so that the two agree.
+    pub ended: OnceLock<(SystemTime, Duration)>,
 }
 
 /// A stateful run's history file and what its lines say of the run.
@@ -242,11 +245,14 @@ impl Effects {
             RunResult::Skipped => Counted::Skipped,
             RunResult::Failed | RunResult::Stopped => Counted::Failed,
         };
+        let (ended, duration) = *self
+            .ended
+            .get_or_init(|| (SystemTime::now(), self.elapsed()));
         metrics::Run {
             result,
             started: self.started,
-            ended: SystemTime::now(),
-            duration: self.elapsed(),
+            ended,
+            duration,
             exit: verdict.exit,
             ping_failed: delivered.ping == PingResult::Failed,
         }

@@ -152,6 +152,7 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
         run_id: crate::random::uuid_v4(),
         started,
         clock: Instant::now(),
+        ended: std::sync::OnceLock::new(),
     }
 }
 

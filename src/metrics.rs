@@ -452,6 +452,37 @@ mod tests {
         );
     }
 
+    /// The push's shape: no job label, no counters, no last success unless known, and the
+    /// expected period and grace in both shapes; the result is read back from a file.
+    #[test]
+    fn the_push_shape_and_the_expected_period() {
+        let expect = Some(Expect {
+            period: Duration::from_secs(3600),
+            grace: Duration::from_secs(90),
+        });
+        let failed = updated(Values::default(), &run(Counted::Failed, 2, false));
+        let push = render("nightly", &failed, expect, Shape::Push);
+        assert!(push.contains("\ncrontap_run_last_exit_code 2\n"), "{push}");
+        assert!(
+            push.contains("crontap_run_last_result{result=\"failed\"} 1\n"),
+            "{push}"
+        );
+        assert!(
+            push.contains("crontap_run_expected_period_seconds 3600\n"),
+            "{push}"
+        );
+        assert!(
+            push.contains("crontap_run_expected_grace_seconds 90\n"),
+            "{push}"
+        );
+        assert!(!push.contains("job=") && !push.contains("_total"), "{push}");
+        assert!(!push.contains("last_success"), "{push}");
+        let text = render("nightly", &failed, expect, Shape::Textfile);
+        assert!(text.contains("crontap_run_expected_grace_seconds{job=\"nightly\"} 90\n"));
+        assert_eq!(parse(&text), failed);
+        assert_eq!(parse(&text).last.unwrap().succeeded, Some(false));
+    }
+
     #[test]
     fn unwritable_directory_is_an_error() {
         let target = Target {

@@ -387,3 +387,26 @@ fn bad_push_urls_and_expectations_are_usage_errors() {
         out.stderr
     );
 }
+
+/// At every verbosity, in text and in JSON, crontap-run's log lines hold neither the push
+/// password nor the basic-auth header made from it, for a push that went through and for
+/// one that failed.
+#[test]
+fn the_push_credentials_are_in_no_log_line_at_any_verbosity() {
+    let authorization = "cHVzaGVyOnBndy1wYTU1LTkxYzRlNw==";
+    for status in [200, 503] {
+        let gateway = FakeGateway::start(Some(status));
+        for args in [&["-vv"][..], &["-vv", "--log-format", "json"]] {
+            let out = Crontap::new()
+                .args(args)
+                .args(["--ping-retries", "0", "--metrics-push", &gateway.url()])
+                .sh("exit 0");
+            assert_no_push_secret(&out);
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            assert!(!out.stderr.contains(authorization), "{}", out.stderr);
+            let said = out.stderr.contains("metrics pushed")
+                || out.stderr.contains("metrics push to 127.0.0.1");
+            assert!(said, "{}", out.stderr);
+        }
+    }
+}

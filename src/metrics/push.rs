@@ -3,7 +3,10 @@
 //! A pod or short-lived container has no textfile collector, so after every run (skipped
 //! ones included) the gauges of the last run go to `PUT URL/metrics/job/<job>`: the job's
 //! one group, replaced whole, so it holds no counters (the gateway's own
-//! `push_time_seconds` says when). A job name the path cannot carry as it is goes in the
+//! `push_time_seconds` says when). A skipped run's push is a POST, which replaces only the
+//! metrics it carries (the expected period, and what a textfile beside it knows): the
+//! command did not run, so the group keeps describing the last run that did, as the
+//! textfile does, and only its push time moves. A job name the path cannot carry as it is goes in the
 //! gateway's `job@base64/<name in URL-safe base64>` form. The push goes out on its own
 //! thread beside the end report, on the run's HTTP client and ping policy ([`ping`]), and
 //! the end waits for it no longer than the ping budget: a gateway that is down, refuses
@@ -20,7 +23,7 @@ use anyhow::{Result, bail};
 use reqwest::Url;
 use reqwest::header::HeaderMap;
 
-use super::{Expect, Run, Shape, Target, Values, previous, render, updated};
+use super::{Counted, Expect, Run, Shape, Target, Values, previous, render, updated};
 use crate::report::ping;
 use crate::report::protocol::{Method, Request};
 use crate::run::signals::SignalLog;
@@ -100,7 +103,10 @@ impl Push {
         side_task: fn(&'static str, Box<dyn FnOnce()>),
     ) -> Pushing {
         let request = Request {
-            method: Method::Put,
+            method: match run.result {
+                Counted::Skipped => Method::Post,
+                _ => Method::Put,
+            },
             url: self.group_url(),
             body: Some(self.body(run)),
             shown: String::new(),

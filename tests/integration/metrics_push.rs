@@ -201,8 +201,9 @@ fn a_failed_run_puts_its_gauges_with_basic_auth() {
     assert!(!body.contains("_total") && !body.contains("job="), "{body}");
 }
 
-/// A skipped run pushes too, and with `--metrics-dir` the push carries what the file
-/// knows: the last success and the last run that was not skipped.
+/// A skipped run pushes too, as a POST (which replaces only the metrics it carries), and
+/// with `--metrics-dir` the push carries what the file knows: the last success and the
+/// last run that was not skipped.
 #[test]
 fn a_skipped_run_pushes_what_the_textfile_knows() {
     let gateway = FakeGateway::start(Some(202));
@@ -226,6 +227,11 @@ fn a_skipped_run_pushes_what_the_textfile_knows() {
         assert_eq!(out.stderr, "");
     }
     let [first, skipped] = gateway.received().try_into().unwrap();
+    assert_eq!(
+        (first.method.as_str(), skipped.method.as_str()),
+        ("PUT", "POST")
+    );
+    assert_eq!(skipped.path, "/metrics/job/daily");
     let success = "crontap_run_last_success_timestamp_seconds";
     let at = sample(&first.body, success).unwrap();
     assert_eq!(sample(&skipped.body, success), Some(at), "{}", skipped.body);

@@ -105,7 +105,9 @@ pub fn push_run(gateway: &Pushgateway, job: &str, extra: &[&str], script: &str) 
 
 /// A failing run, then a succeeding one: after each, the gateway holds the job's one
 /// group with that run's gauges only (the second replaced the first whole), the expected
-/// period and grace, and the gateway's own push time; no push failed.
+/// period and grace, and the gateway's own push time; no push failed. Then a skipped run
+/// (`--once-per`, no metrics file): the group still holds the successful run, pushed
+/// again.
 #[test]
 fn the_gateway_holds_the_last_run_of_each_job() {
     let gateway = Pushgateway::start();
@@ -148,7 +150,10 @@ fn the_gateway_holds_the_last_run_of_each_job() {
     let refused = r#"push_failure_time_seconds{instance="",job="nightly"}"#;
     assert_eq!(sample(&held, refused), Some(0.0), "{held}");
 
-    assert_eq!(push_run(&gateway, "nightly", &[], "exit 0"), 0);
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().to_str().unwrap();
+    let once = ["--once-per", "1d", "--state-dir", state_dir];
+    assert_eq!(push_run(&gateway, "nightly", &once, "exit 0"), 0);
     let held = gateway.metrics();
     assert_eq!(
         sample(&held, &series("last_exit_code")),
@@ -168,7 +173,7 @@ fn the_gateway_holds_the_last_run_of_each_job() {
         None,
         "{held}"
     );
-    assert!(sample(&held, pushed).unwrap() >= first_push);
+    assert!(sample(&held, pushed).unwrap() > first_push);
     assert_eq!(sample(&held, refused), Some(0.0), "{held}");
     // Only this job's group, and nothing of crontap-run's without it.
     let ours = held.lines().filter(|l| l.starts_with("crontap_run_"));
@@ -177,4 +182,15 @@ fn the_gateway_holds_the_last_run_of_each_job() {
         "{held}"
     );
     assert_eq!(ours.count(), 7, "{held}");
+
+    let second_push = sample(&held, pushed).unwrap();
+    assert_eq!(push_run(&gateway, "nightly", &once, "exit 9"), 0, "skipped");
+    let after_skip = gateway.metrics();
+    let ours = |text: &str| -> Vec<String> {
+        let lines = text.lines().filter(|l| l.starts_with("crontap_run_"));
+        lines.map(str::to_owned).collect()
+    };
+    assert_eq!(ours(&after_skip), ours(&held), "{after_skip}");
+    assert!(sample(&after_skip, pushed).unwrap() > second_push, "pushed again");
+    assert_eq!(sample(&after_skip, refused), Some(0.0), "{after_skip}");
 }

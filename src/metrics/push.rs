@@ -16,7 +16,7 @@
 //! information): a secret like the heartbeat URL. Only the host is ever printed, and the
 //! credentials are among the run's secrets, scrubbed from anything sent.
 
-use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
@@ -111,61 +111,83 @@ impl Push {
             body: Some(self.body(run)),
             shown: String::new(),
         };
-        let (sender, receiver) = mpsc::channel();
+        let outcome = Arc::new(Outcome::default());
+        let (settle, abandon) = (Arc::clone(&outcome), Arc::clone(&outcome));
         let signals = signals.clone();
         let started = Instant::now();
         let spawned = std::thread::Builder::new()
             .name("metrics-push".into())
             .spawn(move || {
-                let on_panic = sender.clone();
-                side_task(
-                    "the metrics push",
-                    Box::new(move || {
-                        let _ = on_panic.send(Err("abandoned after a bug".to_owned()));
-                    }),
-                );
+                let abandoned = move || abandon.settle(Err("abandoned after a bug".to_owned()));
+                side_task("the metrics push", Box::new(abandoned));
                 let sent = ping::send(&request, &HeaderMap::new(), policy, &signals, None);
-                let _ = sender.send(sent.map_err(|err| err.to_string()));
+                settle.settle(sent.map_err(|err| err.to_string()));
             });
         if let Err(err) = &spawned {
             tracing::error!("metrics push to {} not sent: {err}", self.host());
         }
         Pushing {
-            receiver: spawned.ok().map(|_| receiver),
+            outcome: spawned.ok().map(|_| outcome),
             deadline: started + policy.budget,
             host: self.host(),
-            scrubber: Scrubber::new(self.secrets.clone(), []),
+            secrets: self.secrets.clone(),
         }
+    }
+}
+
+/// How the push went, once its thread knows: the attempts it took, or why it failed.
+#[derive(Default)]
+struct Outcome {
+    result: Mutex<Option<Result<u32, String>>>,
+    settled: Condvar,
+}
+
+impl Outcome {
+    fn settle(&self, result: Result<u32, String>) {
+        let mut slot = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.get_or_insert(result);
+        self.settled.notify_all();
+    }
+
+    /// The result, if it comes within `limit`.
+    fn wait(&self, limit: Duration) -> Option<Result<u32, String>> {
+        let slot = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        let (mut slot, _) = self
+            .settled
+            .wait_timeout_while(slot, limit, |result| result.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        slot.take()
     }
 }
 
 /// A push under way.
 pub struct Pushing {
-    receiver: Option<mpsc::Receiver<Result<u32, String>>>,
+    outcome: Option<Arc<Outcome>>,
     deadline: Instant,
     host: String,
-    scrubber: Scrubber,
+    /// The URL's credentials, scrubbed from a failure's reason.
+    secrets: Vec<String>,
 }
 
 impl Pushing {
     /// Waits for the push until its budget runs out, and says how it went in at most one
     /// line. A push still under way then is left behind: the process is about to exit.
     pub fn wait(self) {
-        let Some(receiver) = self.receiver else {
+        let Some(outcome) = self.outcome else {
             return;
         };
         let left = self.deadline.saturating_duration_since(Instant::now());
         // A moment past the budget for the thread to say how its last attempt ended: the
         // request's own limits are the budget's.
-        match receiver.recv_timeout(left + Duration::from_millis(100)) {
-            Ok(Ok(attempts)) => {
+        match outcome.wait(left + Duration::from_millis(100)) {
+            Some(Ok(attempts)) => {
                 tracing::debug!(host = %self.host, attempts, "metrics pushed");
             }
-            Ok(Err(reason)) => {
-                let reason = self.scrubber.scrub(&reason);
+            Some(Err(reason)) => {
+                let reason = Scrubber::new(self.secrets, []).scrub(&reason);
                 tracing::error!("metrics push to {} failed: {reason}", self.host);
             }
-            Err(_) => tracing::error!(
+            None => tracing::error!(
                 "metrics push to {} failed: no answer within the ping budget",
                 self.host
             ),

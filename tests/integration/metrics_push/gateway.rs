@@ -191,6 +191,9 @@ fn the_gateway_holds_the_last_run_of_each_job() {
         lines.map(str::to_owned).collect()
     };
     assert_eq!(ours(&after_skip), ours(&held), "{after_skip}");
-    assert!(sample(&after_skip, pushed).unwrap() > second_push, "pushed again");
+    assert!(
+        sample(&after_skip, pushed).unwrap() > second_push,
+        "pushed again"
+    );
     assert_eq!(sample(&after_skip, refused), Some(0.0), "{after_skip}");
 }

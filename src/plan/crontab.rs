@@ -95,8 +95,8 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
                 out.planned.push(*planned);
             }
             Line::Kept => out.text.push_str(body),
-            Line::NeverFires => {
-                out.text.push_str(report::NEVER_FIRES);
+            Line::NeverFires(comment) => {
+                out.text.push_str(comment);
                 out.text.push('\n');
                 out.text.push_str(body);
             }
@@ -134,13 +134,17 @@ fn taken_names(text: &str, system: bool) -> Names {
     names
 }
 
+/// The comment above a line not wrapped because a range in its schedule selects nothing.
+const NO_TIME: &str = "# crontap-run plan: not wrapped: this schedule never fires (a range in it \
+                       ends before it starts, which Debian's cron accepts and never matches)";
+
 /// What becomes of one line.
 enum Line {
     /// Printed as it is.
     Kept,
     /// A job whose schedule never fires (a common way to turn a job off, which cron
     /// accepts): printed as it is, under a comment that says why it is not wrapped.
-    NeverFires,
+    NeverFires(&'static str),
     /// The wrapped line and its heartbeat.
     Wrapped(String, Box<Planned>),
 }
@@ -212,7 +216,10 @@ fn rewrite_line(
         Err(err) if err.downcast_ref::<NoPeriod>().is_some_and(NoPeriod::never) => {
             // The name goes back: no line uses it.
             settings.names.release(&name);
-            return Ok(Line::NeverFires);
+            return Ok(Line::NeverFires(match schedule.selects_no_time() {
+                true => NO_TIME,
+                false => report::NEVER_FIRES,
+            }));
         }
         Err(err) => return Err(err),
     };
@@ -318,7 +325,8 @@ fn job_line(line: &str, system: bool) -> Result<Option<Entry<'_>>> {
     if first == '#' || is_variable(trimmed) {
         return Ok(None);
     }
-    if !(first.is_ascii_digit() || "*@-".contains(first)) {
+    // cronie's `~` may start a field too.
+    if !(first.is_ascii_digit() || "*@-~".contains(first)) {
         return Err(anyhow!(
             "neither a job, a variable nor a comment (cron would refuse the crontab)"
         ));

@@ -433,3 +433,7 @@ impl<'a> Entry<'a> {
         }))
     }
 }
+
+#[cfg(test)]
+#[path = "crontab_tests.rs"]
+mod tests;

@@ -132,6 +132,10 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
             job,
             jitter,
         } => {
+            for warning in &schedule.warnings {
+                // A closed stderr is no reason to fail.
+                let _ = writeln!(io::stderr(), "crontap-run: warning: --schedule: {warning}");
+            }
             let planned = plan_one(schedule, text, zone, job.as_deref(), *jitter, &config)
                 .map_err(|e| match e.is::<NoPeriod>() {
                     true => anyhow!("--schedule {:?}: {e}", sanitize::one_line(text)),

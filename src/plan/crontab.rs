@@ -34,8 +34,8 @@ pub struct Options<'a> {
 
 /// The longest command Debian's cron takes (its `MAX_COMMAND` of 1000 bytes, less the
 /// terminating NUL and one more: `crontab` refuses 999 bytes with "command too long"). It
-/// counts every byte after the blanks that follow the schedule (the user field too, in
-/// the system format): the standard input after `%` and trailing blanks included.
+/// counts every byte after the blanks that follow the schedule (and, in the system format,
+/// the user field): the standard input after `%` and trailing blanks included.
 pub const MAX_COMMAND: usize = 998;
 
 /// The crontab wrapped, and the heartbeat of each job wrapped.

@@ -139,6 +139,9 @@ fn bin_and_the_crontabs_path() {
         "{}",
         out.stdout
     );
+    let given = dir.path().join("given");
+    std::fs::write(&given, "0 1 * * * /opt/a.sh\n").unwrap();
+    let given = given.display().to_string();
     for bad in [
         "crontap-run",
         "bin/crontap-run",
@@ -146,9 +149,9 @@ fn bin_and_the_crontabs_path() {
         "",
         "/opt/x\n* * * * * evil",
     ] {
+        // From a file: refused before it reads a byte, it would close a pipe early.
         let out = Crontap::new()
-            .args(["plan", "--crontab", "-", "--bin", bad])
-            .stdin(b"0 1 * * * /opt/a.sh\n")
+            .args(["plan", "--crontab", &given, "--bin", bad])
             .run();
         assert_eq!(out.code, 125, "{bad:?}: {out:?}");
         let line = out.stderr.trim_end();

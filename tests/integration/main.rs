@@ -33,6 +33,7 @@ mod pg_server;
 mod ping;
 mod plan;
 mod plan_careless;
+mod plan_cron_as_it_is;
 mod plan_crontab;
 mod planted;
 mod program_corpus;

@@ -17,7 +17,9 @@
 //! | protocol traces | `PASS «…»`, `AUTH PLAIN «…»`, `A1 LOGIN user «…»` | `protocol` |
 //! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage`, `nonnumeric port: '«…»'`, `app.env: line 2: «…»: command not found` | `echoes` |
 //! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …`, Node's `+ '«…»'` after `[ERR_ASSERTION]: token …` | `assertions` |
-//! | host names | `host name "«pw»@db"` | `host` |
+//! | ports that are a password's piece | `invalid integer value "«Kq8v»" for connection option "port"`, `Port could not be cast to integer value as '«Kq8v»'`, `invalid port ":«Kq8v»" after host` | `ports` |
+//! | PHP frame arguments | `#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«…»')` | `frames` |
+//! | host names | `host name "«pw»@db"`, `Could not connect to Redis at «pw»@db:6379` | `host` |
 //!
 //! A value any form finds goes wherever else it stands in the text too, when it cannot be
 //! an ordinary word (`elsewhere`).
@@ -34,10 +36,12 @@ mod dsn;
 mod echoes;
 mod elsewhere;
 mod flags;
+mod frames;
 mod host;
 mod insert;
 mod lex;
 mod oracle;
+mod ports;
 mod protocol;
 mod server_config;
 mod settings;
@@ -231,8 +235,26 @@ const FORMS: &[Form] = &[
         keeps: "AssertionError [ERR_ASSERTION]: count differs\n+ 3\n- 4",
     },
     Form {
+        name: "ports that are a password's piece",
+        cues: &[
+            "invalid integer value \"",
+            "port could not be cast",
+            "invalid port \":",
+        ],
+        lex: ports::secrets,
+        takes: "psql: error: invalid integer value \"«Kq8vN2xL»\" for connection option \"port\"",
+        keeps: "psql: error: invalid integer value \"99999\" for connection option \"port\"",
+    },
+    Form {
+        name: "PHP frame arguments",
+        cues: &["): ", "[internal function]: "],
+        lex: frames::secrets,
+        takes: "#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«Xk29fjQmLr»')",
+        keeps: "#1 /app/run.php(8): import('customers.csv', 'app', 'daily')",
+    },
+    Form {
         name: "host names",
-        cues: &["host", "lookup", "enotfound", "eai_again"],
+        cues: &["host", "lookup", "enotfound", "eai_again", "redis at "],
         lex: host::secrets,
         takes: "could not translate host name \"«Xq7w9»@127.0.0.1\" to address",
         keeps: "could not translate host name \"db.internal\" to address",

@@ -19,6 +19,7 @@
 //! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …`, Node's `+ '«…»'` after `[ERR_ASSERTION]: token …` | `assertions` |
 //! | ports that are a password's piece | `invalid integer value "«Kq8v»" for connection option "port"`, `Port could not be cast to integer value as '«Kq8v»'`, `invalid port ":«Kq8v»" after host` | `ports` |
 //! | PHP frame arguments | `#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«…»')` | `frames` |
+//! | hex dumps' text column | `0020:  65 78 61 6d 70 6c 65 80  0f 4b 71 38  «example..Kq8»` | `dumps` |
 //! | host names | `host name "«pw»@db"`, `Could not connect to Redis at «pw»@db:6379` | `host` |
 //!
 //! A value any form finds goes wherever else it stands in the text too, when it cannot be
@@ -33,6 +34,7 @@
 mod assertions;
 mod connection;
 mod dsn;
+mod dumps;
 mod echoes;
 mod elsewhere;
 mod flags;
@@ -251,6 +253,13 @@ const FORMS: &[Form] = &[
         lex: frames::secrets,
         takes: "#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«Xk29fjQmLr»')",
         keeps: "#1 /app/run.php(8): import('customers.csv', 'app', 'daily')",
+    },
+    Form {
+        name: "hex dumps' text column",
+        cues: &[""],
+        lex: dumps::secrets,
+        takes: "00000010  73 77 6f 72 64 3a 20 4b  71 38 76 4e 32 78 4c 2f  |«sword: Kq8vN2xL/»|",
+        keeps: "2026: 12 07 18 13  deploy started",
     },
     Form {
         name: "host names",

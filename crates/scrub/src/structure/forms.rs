@@ -19,6 +19,7 @@
 //! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …`, Node's `+ '«…»'` after `[ERR_ASSERTION]: token …` | `assertions` |
 //! | ports that are a password's piece | `invalid integer value "«Kq8v»" for connection option "port"`, `Port could not be cast to integer value as '«Kq8v»'`, `invalid port ":«Kq8v»" after host` | `ports` |
 //! | PHP frame arguments | `#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«…»')` | `frames` |
+//! | traceback variables | loguru's and better_exceptions' `│   └ '«…»'` under a secret's name, stackprinter's `api_token = '«…»'` and its wrapped lines | `dumped` |
 //! | hex dumps' text column | `0020:  65 78 61 6d 70 6c 65 80  0f 4b 71 38  «example..Kq8»` | `dumps` |
 //! | host names | `host name "«pw»@db"`, `Could not connect to Redis at «pw»@db:6379` | `host` |
 //!
@@ -34,6 +35,7 @@
 mod assertions;
 mod connection;
 mod dsn;
+mod dumped;
 mod dumps;
 mod echoes;
 mod elsewhere;
@@ -253,6 +255,20 @@ const FORMS: &[Form] = &[
         lex: frames::secrets,
         takes: "#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«Xk29fjQmLr»')",
         keeps: "#1 /app/run.php(8): import('customers.csv', 'app', 'daily')",
+    },
+    Form {
+        name: "variable trees",
+        cues: &["└ "],
+        lex: dumped::trees,
+        takes: "    login(user, smtp_password)\n    │           └ «'Xq7w9Lm2'»",
+        keeps: "    login(user, smtp_password)\n    │     └ 'alerts'",
+    },
+    Form {
+        name: "stackprinter variables",
+        cues: &["     "],
+        lex: dumped::stackprinter,
+        takes: "     api_token = «'Xq7w9Lm2pe»\n                  «Rt5pQ9'»",
+        keeps: "     host = '127.0.0.1'",
     },
     Form {
         name: "hex dumps' text column",

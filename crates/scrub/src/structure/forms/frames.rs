@@ -12,8 +12,9 @@
 //! `mysqli->real_connect`, `ftp_login`, `ldap_bind`, `ssh2_auth_password`, `imap_open`,
 //! `oci_connect`); when the first argument is a PDO data source name (`'mysql:host=…'`),
 //! whatever the function (a wrapper of one's own: `connect('pgsql:host=db', 'app', '…')`),
-//! the third; and every string argument of a function named for a secret it is given
-//! (`setPassword('…')`).
+//! the third, and so when a function named for connecting, opening or logging in is given
+//! a host first (`Db::open('127.0.0.1', 'app', '…')`); and every string argument of a
+//! function named for a secret it is given (`setPassword('…')`).
 
 use super::super::super::names::{PASSWORD_ARGUMENTS, names_a_secret_input};
 use super::lex::{Span, Text, line_end, line_start};
@@ -114,13 +115,28 @@ fn password_places(function: &str, args: &[Span], call: &str) -> Vec<usize> {
     let dsn = first
         .strip_prefix('\'')
         .is_some_and(|v| PDO_DRIVERS.iter().any(|d| v.starts_with(d)));
-    if dsn {
+    // `Db::open('127.0.0.1', 'app', '…')`: a function that connects, given a host first.
+    let connects = ["connect", "open", "login"]
+        .iter()
+        .any(|w| folded.contains(w));
+    if dsn || connects && args.len() >= 3 && names_a_host(first) {
         return vec![2];
     }
     if names_a_secret_input(name) {
         return (0..args.len()).collect();
     }
     Vec::new()
+}
+
+/// Whether a printed argument is a host: `'127.0.0.1'`, `'localhost'`, `'db.internal:3306'`.
+fn names_a_host(arg: &str) -> bool {
+    let Some(host) = arg.strip_prefix('\'').and_then(|a| a.strip_suffix('\'')) else {
+        return false;
+    };
+    (host.contains(['.', ':']) || host == "localhost")
+        && host
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b".-:_".contains(&c))
 }
 
 /// The arguments of a frame's call whose `(` ends at `from` in `call`: strings in `'…'`
@@ -197,6 +213,10 @@ mod tests {
                     "#2 /app/Mail.php(9): ftp_login(Object(FTP\\Connection), 'backup', '[REDACTED]')",
                 ),
                 (
+                    "#1 /app/job.php(10): Db::open('127.0.0.1', 'app', 'mcKzKaEwpCFm0rgwT', 'app')",
+                    "#1 /app/job.php(10): Db::open('127.0.0.1', 'app', '[REDACTED]', 'app')",
+                ),
+                (
                     "#3 [internal function]: App\\Auth->setPassword('Xk29fjQmLr')",
                     "#3 [internal function]: App\\Auth->setPassword('[REDACTED]')",
                 ),
@@ -210,6 +230,7 @@ mod tests {
             "#0 /tmp/pdo2.php(3): PDO->__construct('...', '...', Object(SensitiveParameterValue))",
             "#0 /app/db.php(12): PDO->__construct('sqlite:/tmp/x.db')",
             "#1 /app/run.php(8): import('customers.csv', 'app', 'daily')",
+            "#1 /app/run.php(8): open_report('reports', 'daily', 'q3')",
             "#2 {main}",
             "  thrown in /tmp/pdo2.php on line 3",
             "see PDO->__construct('mysql:host=db', 'app', 'x') in the manual",

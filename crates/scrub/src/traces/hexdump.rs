@@ -150,7 +150,7 @@ fn od_chars(line: &str, offset: &str, at: usize) -> Option<Line> {
         return None;
     }
     let cells = &line[at..];
-    if cells.len() % 4 != 0 || cells.len() < 16 || !cells.is_ascii() {
+    if !cells.len().is_multiple_of(4) || cells.len() < 16 || !cells.is_ascii() {
         return None;
     }
     let cell_ok = |cell: &[u8]| match cell.trim_ascii_start() {

@@ -267,8 +267,8 @@ const FORMS: &[Form] = &[
         name: "stackprinter variables",
         cues: &["     "],
         lex: dumped::stackprinter,
-        takes: "     api_token = «'Xq7w9Lm2pe»\n                  «Rt5pQ9'»",
-        keeps: "     host = '127.0.0.1'",
+        takes: "    ..........\n     api_token = «'Xq7w9Lm2pe»\n                  «Rt5pQ9'»",
+        keeps: "    ..........\n     host = '127.0.0.1'",
     },
     Form {
         name: "hex dumps' text column",

@@ -5,7 +5,7 @@
 //!   `└` under the first character of the name whose value follows it:
 //!   `    connect("db", db_password)` then `    │             └ '«…»'`; the value goes when
 //!   the name above that column is a secret's;
-//! - stackprinter lists `name = value` between dotted rules and wraps a long value onto
+//! - stackprinter lists `name = value` between dotted rules (`    .....`) and wraps a long value onto
 //!   lines indented one past where the value starts; the value goes, every wrapped piece of
 //!   it, when the name is a secret's, and so does a secret's value inside a dict it prints
 //!   (`os.environ = environ({'API_TOKEN': '«…»', …})`, wrapped anywhere).
@@ -71,10 +71,16 @@ type Pieces = Vec<Span>;
 pub(super) fn stackprinter(text: &Text<'_>, out: &mut Vec<Span>) {
     let lines = lines(text.raw);
     let mut k = 0;
+    // Inside a block of variables, between two dotted rules.
+    let mut inside = false;
     while k < lines.len() {
         let (start, line) = lines[k];
         k += 1;
-        let Some((name, value_col)) = entry(line) else {
+        if is_rule(line) {
+            inside = !inside;
+            continue;
+        }
+        let Some((name, value_col)) = entry(line).filter(|_| inside) else {
             continue;
         };
         let mut pieces: Pieces = vec![(start + value_col, start + line.len())];
@@ -97,6 +103,13 @@ pub(super) fn stackprinter(text: &Text<'_>, out: &mut Vec<Span>) {
             dict_secrets(text.raw, &pieces, out);
         }
     }
+}
+
+/// Whether a line is stackprinter's rule around a block of variables: four blanks, then
+/// dots only (ten or more).
+fn is_rule(line: &str) -> bool {
+    line.strip_prefix("    ")
+        .is_some_and(|dots| dots.len() >= 10 && dots.bytes().all(|c| c == b'.'))
 }
 
 /// `     name = value`: a stackprinter entry (five blanks, a dotted name, ` = `), its name and
@@ -124,6 +137,8 @@ fn dict_secrets(raw: &str, pieces: &Pieces, out: &mut Vec<Span>) {
         starts.push(at);
         at += e - s;
     }
+    // Values come in order: the piece a value starts in only moves on (one pass).
+    let mut first = 0;
     for (colon, _) in joined.match_indices("': '") {
         let key_start = joined[..colon].rfind('\'').map_or(colon, |i| i + 1);
         let key = &joined[key_start..colon];
@@ -136,8 +151,14 @@ fn dict_secrets(raw: &str, pieces: &Pieces, out: &mut Vec<Span>) {
         }
         // The value's range in `joined`, as spans of the text piece by piece.
         let (from, to) = (inner, inner + len);
-        for (p, &(s, e)) in pieces.iter().enumerate() {
+        while first + 1 < pieces.len() && starts[first + 1] <= from {
+            first += 1;
+        }
+        for (p, &(s, e)) in pieces.iter().enumerate().skip(first) {
             let (ps, pe) = (starts[p], starts[p] + (e - s));
+            if ps >= to {
+                break;
+            }
             let (a, b) = (from.max(ps), to.min(pe));
             if a < b {
                 out.push((s + a - ps, s + b - ps));
@@ -174,12 +195,12 @@ mod tests {
                     "    ..................................................\n     api_token = [REDACTED]\n                  [REDACTED]\n                  [REDACTED]\n     host = '127.0.0.1'\n",
                 ),
                 (
-                    "     os.environ = environ({'API_TOKEN': 'tok_Q9wE2rT7yUaZ8xK3mN5pL1vB6cD4fG7hJ\n                   0sR2tY5uI8oP3aS6dF9', 'DB_PASSWORD': 'Win\n                   ter42harbor$', 'SHELL': '/bin/bash'})\n",
-                    "     os.environ = environ({'API_TOKEN': '[REDACTED]\n                   [REDACTED]', 'DB_PASSWORD': '[REDACTED]\n                   [REDACTED]', 'SHELL': '/bin/bash'})\n",
+                    "    ..........\n     os.environ = environ({'API_TOKEN': 'tok_Q9wE2rT7yUaZ8xK3mN5pL1vB6cD4fG7hJ\n                   0sR2tY5uI8oP3aS6dF9', 'DB_PASSWORD': 'Win\n                   ter42harbor$', 'SHELL': '/bin/bash'})\n    ..........\n",
+                    "    ..........\n     os.environ = environ({'API_TOKEN': '[REDACTED]\n                   [REDACTED]', 'DB_PASSWORD': '[REDACTED]\n                   [REDACTED]', 'SHELL': '/bin/bash'})\n    ..........\n",
                 ),
             ],
         );
-        let keeps = "     host = '127.0.0.1'\n     port = 1\n     os.environ = environ({'SHELL': '/bin/bash', 'HOME': '/root'})\n";
+        let keeps = "    ..........\n     host = '127.0.0.1'\n     port = 1\n     os.environ = environ({'SHELL': '/bin/bash', 'HOME': '/root'})\n    ..........\n     password = get_password()\n";
         assert_lexed(stackprinter, &[(keeps, keeps)]);
     }
 }

@@ -17,7 +17,7 @@
 //! function named for a secret it is given (`setPassword('…')`).
 
 use super::super::super::names::{PASSWORD_ARGUMENTS, names_a_secret_input};
-use super::lex::{Span, Text, line_end, line_start};
+use super::lex::{Span, Text, line_end};
 
 /// PHP functions and methods (lower case, no `_`) and the place of their password.
 const PASSWORD_PLACES: &[(&str, usize)] = &[
@@ -48,9 +48,15 @@ const PDO_DRIVERS: &[&str] = &[
 ];
 
 pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
+    let b = text.bytes();
     for (at, _) in text.raw.match_indices('#') {
-        let start = line_start(text.raw, at);
-        if !text.raw[start..at].trim().is_empty() {
+        // Only blanks between the line's start and the `#` (read back over them alone, so a
+        // line of many `#` costs one pass).
+        let mut start = at;
+        while start > 0 && matches!(b[start - 1], b' ' | b'\t') {
+            start -= 1;
+        }
+        if start > 0 && b[start - 1] != b'\n' {
             continue;
         }
         let end = line_end(text.raw, at);

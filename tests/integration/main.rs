@@ -40,6 +40,7 @@ mod program_corpus;
 mod properties;
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod proxy;
+mod quoted_back;
 #[cfg(feature = "redis")]
 mod redis_server;
 mod report;

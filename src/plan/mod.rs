@@ -128,7 +128,8 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
             job,
             jitter,
         } => {
-            let planned = plan_one(schedule, text, zone, job.as_deref(), *jitter, &config)
+            let state_dir = config.state_dir.as_deref();
+            let planned = plan_one(schedule, text, zone, job.as_deref(), *jitter, state_dir)
                 .map_err(|e| match e.is::<NoPeriod>() {
                     true => anyhow!("--schedule {:?}: {e}", sanitize::one_line(text)),
                     false => e,
@@ -138,26 +139,10 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
                 false => report::write_human(&mut out, &planned),
             }
         }
-        Input::Crontab {
-            path,
-            system,
-            zone,
-            url_dir,
-        } => {
-            let text = read_crontab(path.as_deref())?;
-            let lines = crontab::Options {
-                system: *system,
-                zone: zone.clone(),
-                url_dir,
-            };
-            let rewritten = crontab::rewrite(&text, &lines, &|schedule, text, zone, job| {
-                plan_one(schedule, text, zone, Some(job), Duration::ZERO, &config)
-            })?;
+        Input::Crontab { .. } => {
+            let rewritten = rewrite_crontab(&config)?;
             warn_missing_url_files(&rewritten.planned);
-            match config.json {
-                true => report::write_json_list(&mut out, &rewritten.planned),
-                false => out.write_all(rewritten.text.as_bytes()),
-            }
+            write_rewritten(&mut out, &rewritten, config.json)
         }
     };
     match written.and_then(|()| out.flush()) {
@@ -165,6 +150,42 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
             Err(err).context("cannot print the plan")
         }
         _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The crontab `--crontab` names, read and wrapped, every job planned (`plan --create`
+/// creates their heartbeats from it before printing it); an error for `--schedule`.
+pub fn rewrite_crontab(config: &PlanConfig) -> Result<crontab::Rewritten> {
+    let Input::Crontab {
+        path,
+        system,
+        zone,
+        url_dir,
+    } = &config.input
+    else {
+        return Err(anyhow!("no --crontab to rewrite"));
+    };
+    let text = read_crontab(path.as_deref())?;
+    let lines = crontab::Options {
+        system: *system,
+        zone: zone.clone(),
+        url_dir,
+    };
+    let state_dir = config.state_dir.as_deref();
+    crontab::rewrite(&text, &lines, &|schedule, text, zone, job| {
+        plan_one(schedule, text, zone, Some(job), Duration::ZERO, state_dir)
+    })
+}
+
+/// The wrapped crontab, or with `--json` the list of its heartbeats.
+pub fn write_rewritten(
+    out: &mut impl Write,
+    rewritten: &crontab::Rewritten,
+    json: bool,
+) -> io::Result<()> {
+    match json {
+        true => report::write_json_list(out, &rewritten.planned),
+        false => out.write_all(rewritten.text.as_bytes()),
     }
 }
 
@@ -275,12 +296,12 @@ pub fn plan_one(
     zone: &Zone,
     job: Option<&str>,
     jitter: Duration,
-    config: &PlanConfig,
+    state_dir: Option<&Path>,
 ) -> Result<Planned> {
     let now = jiff::Timestamp::now();
     let today = zone.tz.to_offset(now).to_datetime(now).date();
     let gaps = gaps::compute(schedule, &zone.tz, today).map_err(NoPeriod)?;
-    let grace = grace(job, jitter, config.state_dir.as_deref())?;
+    let grace = grace(job, jitter, state_dir)?;
     Ok(Planned {
         name: job.unwrap_or(text).to_owned(),
         schedule: text.to_owned(),
@@ -294,7 +315,7 @@ pub fn plan_one(
 
 /// The grace: the longest recorded run of `job` (any result but skipped: a failure pings at
 /// its end too) plus the jitter, rounded up to whole minutes, at least one.
-fn grace(job: Option<&str>, jitter: Duration, state_dir: Option<&Path>) -> Result<Grace> {
+pub fn grace(job: Option<&str>, jitter: Duration, state_dir: Option<&Path>) -> Result<Grace> {
     let entries = match (job, state_dir) {
         (Some(job), Some(dir)) => history::read(dir, Some(job), usize::MAX)
             .with_context(|| format!("cannot read the recorded runs of {job}"))?,

@@ -1,0 +1,181 @@
+//! Healthchecks' Management API v3 (healthchecks.io, or a self-hosted server at
+//! `--api-url`), as its documentation gives it, with the project's key in `X-Api-Key`:
+//! - `POST /api/v3/checks/` with `{"name", "schedule", "tz", "grace", "unique": ["name"]}`
+//!   (or `"timeout"` instead of the schedule): 201 and the new check, or 200 and the check
+//!   of that name that exists already;
+//! - `GET /api/v3/checks/` (the project's checks), `GET /api/v3/checks/<uuid>` (one check:
+//!   `status`, `last_ping`, `n_pings`) and `GET /api/v3/checks/<uuid>/pings/` (its pings,
+//!   newest first: `type`, `date`, `n`, `remote_addr`, `duration`, `exitstatus` …).
+//!
+//! A check's UUID is the last part of its ping URL (`https://hc-ping.com/<uuid>`); for a
+//! ping URL of another form (`<ping-key>/<slug>`), the check is found by its `ping_url` in
+//! the list. The UUID is as secret as the ping URL: it goes only in request paths.
+
+use anyhow::{Result, anyhow};
+use serde::Deserialize;
+
+use crate::heartbeat::Wanted;
+use crate::heartbeat::api::{self, Answer, Api, Call};
+use crate::report::heartbeat::HeartbeatUrl;
+
+/// A check as the API describes it (the fields read here).
+#[derive(Deserialize)]
+pub struct Check {
+    pub status: Option<String>,
+    pub last_ping: Option<String>,
+    pub n_pings: Option<u64>,
+    ping_url: Option<String>,
+    uuid: Option<String>,
+}
+
+impl std::fmt::Debug for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Check({:?}, {:?})", self.status, self.n_pings)
+    }
+}
+
+/// One ping as the API lists it.
+#[derive(Deserialize)]
+pub struct Ping {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub date: Option<String>,
+    pub n: Option<u64>,
+    pub remote_addr: Option<String>,
+    pub duration: Option<f64>,
+    pub exitstatus: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct Pings {
+    pings: Vec<Ping>,
+}
+
+#[derive(Deserialize)]
+struct Checks {
+    checks: Vec<Check>,
+}
+
+/// A check created, or found by its name.
+pub struct Made {
+    pub url: HeartbeatUrl,
+    /// 201: made now; 200: it existed.
+    pub created: bool,
+}
+
+/// Creates the check, or finds the one of that name (`unique`).
+pub fn create(api: &Api, wanted: &Wanted) -> Result<Made> {
+    let mut body = serde_json::json!({
+        "name": wanted.name,
+        "grace": wanted.grace_minutes * 60,
+        "unique": ["name"],
+    });
+    match &wanted.schedule {
+        Some((schedule, tz)) => {
+            body["schedule"] = schedule.as_str().into();
+            body["tz"] = tz.as_str().into();
+        }
+        None => body["timeout"] = (wanted.period_minutes * 60).into(),
+    }
+    let answer = api.send(
+        api.endpoint("api/v3/checks/"),
+        Call::Post(serde_json::to_vec(&body)?),
+        &[],
+    )?;
+    let what = "the Healthchecks API's answer to creating the check";
+    let check: Check = parse(&answer, what)?;
+    let text = check.ping_url.ok_or_else(|| {
+        let object = api::object(&answer, what).unwrap_or_default();
+        let names: Vec<&str> = object.keys().map(String::as_str).collect();
+        anyhow!(
+            "{what} has no ping_url field (it had: {}); a read-only API key sees no ping URLs",
+            crate::sanitize::one_line(&names.join(", "))
+        )
+    })?;
+    Ok(Made {
+        url: HeartbeatUrl::parse(&text, "the ping URL the Healthchecks API returned")?,
+        created: answer.status == reqwest::StatusCode::CREATED,
+    })
+}
+
+/// The check the ping URL `url` belongs to: its UUID.
+pub fn uuid_of(api: &Api, url: &HeartbeatUrl) -> Result<String> {
+    let ping = url.success();
+    let last = ping
+        .path_segments()
+        .and_then(|mut parts| parts.rfind(|p| !p.is_empty()));
+    if let Some(uuid) = last.filter(|s| is_uuid(s)) {
+        return Ok(uuid.to_owned());
+    }
+    let answer = api.send(api.endpoint("api/v3/checks/"), Call::Get, &url.secrets())?;
+    let checks: Checks = parse(&answer, "the Healthchecks API's list of checks")?;
+    let wanted = ping.as_str();
+    checks
+        .checks
+        .into_iter()
+        .find(|c| c.ping_url.as_deref() == Some(wanted))
+        .and_then(|c| c.uuid)
+        .filter(|uuid| is_uuid(uuid))
+        .ok_or_else(|| {
+            anyhow!("no check of this project has the ping URL in the URL file (deleted, or another project's)")
+        })
+}
+
+/// The check `uuid`.
+pub fn get(api: &Api, uuid: &str, url: &HeartbeatUrl) -> Result<Check> {
+    let answer = api.send(
+        api.endpoint(&format!("api/v3/checks/{uuid}")),
+        Call::Get,
+        &url.secrets(),
+    )?;
+    parse(&answer, "the Healthchecks API's answer about the check")
+}
+
+/// The pings of the check `uuid`, as listed: newest first.
+pub fn pings(api: &Api, uuid: &str, url: &HeartbeatUrl) -> Result<Vec<Ping>> {
+    let answer = api.send(
+        api.endpoint(&format!("api/v3/checks/{uuid}/pings/")),
+        Call::Get,
+        &url.secrets(),
+    )?;
+    let pings: Pings = parse(&answer, "the Healthchecks API's list of pings")?;
+    Ok(pings.pings)
+}
+
+/// A UUID as Healthchecks writes them: 8-4-4-4-12 hexadecimal digits.
+fn is_uuid(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// The answer read as `T`; an error names `what` and the fields that did not fit, never a
+/// value.
+fn parse<T: serde::de::DeserializeOwned>(answer: &Answer, what: &str) -> Result<T> {
+    api::object(answer, what)?;
+    serde_json::from_slice(&answer.body).map_err(|err| {
+        // Only where: serde_json's message may quote a value, which may be a credential.
+        anyhow!(
+            "{what} does not have the documented fields (a value of another type at line {}, \
+             column {})",
+            err.line(),
+            err.column()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids() {
+        assert!(is_uuid("5bf2e2fd-b1a8-4b5e-a4bb-62d2b1e6e5d0"));
+        assert!(!is_uuid("5bf2e2fd-b1a8-4b5e-a4bb-62d2b1e6e5d"));
+        assert!(!is_uuid("5bf2e2fdxb1a8-4b5e-a4bb-62d2b1e6e5d0"));
+        assert!(!is_uuid("my-slug"));
+    }
+}

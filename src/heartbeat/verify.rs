@@ -91,5 +91,5 @@ fn describe(check: &Check) -> String {
 }
 
 fn line(out: &mut impl Write, text: &str) {
-    let _ = writeln!(out, "{:<9}{}", "recorded:", sanitize::one_line(text));
+    let _ = writeln!(out, "recorded: {}", sanitize::one_line(text));
 }

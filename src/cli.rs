@@ -59,7 +59,8 @@ pub enum Command {
     /// HTTP status and latency. Exit 0 only for a 2xx answer.
     Check(CheckArgs),
     /// Say what a heartbeat needs for a cron schedule (period and grace), or print a
-    /// crontab again with every job wrapped in crontap-run. Sends nothing, writes nothing.
+    /// crontab again with every job wrapped in crontap-run. Sends and writes nothing unless
+    /// --create.
     Plan(PlanArgs),
     /// Create a heartbeat on Crontap or Healthchecks and keep its ping URL in a file, verify
     /// it from this host, or list the pings the service recorded.
@@ -184,7 +185,8 @@ pub struct PingsArgs {
 }
 
 /// Say what a heartbeat needs for a cron schedule (period and grace), or print a
-/// crontab again with every job wrapped in crontap-run. Sends nothing, writes nothing.
+/// crontab again with every job wrapped in crontap-run. Sends and writes nothing unless
+/// --create.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("input").required(true).args(["schedule", "crontab"]))]
 pub struct PlanArgs {

@@ -24,7 +24,8 @@ pub struct PlanCreate {
 /// Runs `plan --crontab FILE --create`.
 pub fn run(config: &PlanCreate) -> Result<ExitCode> {
     let rewritten = plan::rewrite_crontab(&config.plan)?;
-    let mut made = [0usize; 2];
+    // Created, in place already, an existing check's URL written.
+    let mut made = [0usize; 3];
     for planned in &rewritten.planned {
         let Some(file) = &planned.url_file else {
             continue;
@@ -32,11 +33,15 @@ pub fn run(config: &PlanCreate) -> Result<ExitCode> {
         let wanted = Wanted::planned(planned);
         let outcome = create::create(&config.api, &wanted, Path::new(file))
             .with_context(|| format!("heartbeat {}", planned.name))?;
-        made[usize::from(outcome == Outcome::Existed)] += 1;
+        made[match outcome {
+            Outcome::Created => 0,
+            Outcome::Existed => 1,
+            Outcome::Found | Outcome::Replaced => 2,
+        }] += 1;
     }
     say(&format!(
-        "{} heartbeats created or their URLs written, {} already in place",
-        made[0], made[1]
+        "{} heartbeats created, {} in place already, {} existing ones written to their URL files",
+        made[0], made[1], made[2]
     ));
     let mut out = io::stdout().lock();
     let written = plan::write_rewritten(&mut out, &rewritten, config.plan.json);

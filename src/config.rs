@@ -462,7 +462,7 @@ pub fn heartbeat_config(args: HeartbeatArgs, env: &Environment) -> Result<hb::Ac
     Ok(match args.action {
         HeartbeatAction::Create(create) => {
             let api = api_config(args.api, true, api::TIMEOUT, env)?;
-            hb::Action::Create(create_config(create, api, env)?)
+            hb::Action::Create(Box::new(create_config(create, api, env)?))
         }
         HeartbeatAction::Verify(VerifyArgs {
             url_file,
@@ -477,10 +477,10 @@ pub fn heartbeat_config(args: HeartbeatArgs, env: &Environment) -> Result<hb::Ac
                 true => Kind::Healthchecks,
                 false => Kind::Crontap,
             };
-            hb::Action::Verify(hb::VerifyConfig {
+            hb::Action::Verify(Box::new(hb::VerifyConfig {
                 ping: net_config(heartbeat, protocol, ping_timeout, env),
                 api,
-            })
+            }))
         }
         HeartbeatAction::Pings(PingsArgs {
             url_file,
@@ -498,12 +498,12 @@ pub fn heartbeat_config(args: HeartbeatArgs, env: &Environment) -> Result<hb::Ac
                 Heartbeat::Configured(url) if healthchecks => Some(url),
                 _ => None,
             };
-            hb::Action::Pings(hb::PingsConfig {
+            hb::Action::Pings(Box::new(hb::PingsConfig {
                 api,
                 url,
                 day,
                 json,
-            })
+            }))
         }
     })
 }

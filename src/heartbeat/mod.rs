@@ -34,9 +34,9 @@ use api::Api;
 
 /// What `crontap-run heartbeat` was asked, validated by `config`.
 pub enum Action {
-    Create(CreateConfig),
-    Verify(VerifyConfig),
-    Pings(PingsConfig),
+    Create(Box<CreateConfig>),
+    Verify(Box<VerifyConfig>),
+    Pings(Box<PingsConfig>),
 }
 
 /// `heartbeat create`.

@@ -161,12 +161,15 @@ fn an_api_that_refuses_connections_is_named_by_the_step_that_failed() {
     assert!(!file.exists());
 }
 
+/// The `--service` arguments, the variables set, and what the error says.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+
 #[test]
 fn a_missing_key_names_its_variable() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("job.url");
     let api = healthchecks("k");
-    let cases: [(&[&str], &[(&str, &str)], &str); 4] = [
+    let cases: [Case; 4] = [
         (
             &["--service", "healthchecks"],
             &[],

@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Result, anyhow};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{StatusCode, Url};
+use serde::Deserialize;
 
 use crate::cli::Service;
 use crate::heartbeat::keys::Keys;
@@ -207,19 +208,20 @@ async fn read(builder: reqwest::RequestBuilder) -> Result<(StatusCode, Vec<u8>),
     Ok((status, body))
 }
 
-/// The message a refusal carries: the `error` or `message` field of a JSON object
+/// The fields a refusal's message may be in.
+#[derive(Deserialize)]
+struct Refusal {
+    error: Option<String>,
+    message: Option<String>,
+    detail: Option<String>,
+}
+
+/// The message a refusal carries: the `error`, `message` or `detail` field of a JSON object
 /// (Healthchecks answers `{"error": "…"}`), else the text's first line; bounded.
 fn service_message(body: &[u8]) -> Option<String> {
-    let json: Option<serde_json::Value> = serde_json::from_slice(body).ok();
-    let field = json.as_ref().and_then(|value| {
-        ["error", "message", "detail"]
-            .iter()
-            .find_map(|name| value.get(name)?.as_str().map(str::to_owned))
-    });
-    let text = match field {
-        Some(text) => text,
-        None if json.is_some() => return None,
-        None => String::from_utf8_lossy(body)
+    let text = match serde_json::from_slice::<Refusal>(body) {
+        Ok(json) => json.error.or(json.message).or(json.detail)?,
+        Err(_) => String::from_utf8_lossy(body)
             .lines()
             .next()?
             .trim()
@@ -232,15 +234,29 @@ fn service_message(body: &[u8]) -> Option<String> {
     (!text.is_empty()).then(|| text[..end].to_owned())
 }
 
-/// The JSON object of an answer; an error names what was asked and never quotes the body.
-pub fn object(answer: &Answer, what: &str) -> Result<serde_json::Map<String, serde_json::Value>> {
-    match serde_json::from_slice(&answer.body) {
-        Ok(serde_json::Value::Object(map)) => Ok(map),
-        Ok(_) => Err(anyhow!("{what}: the answer is JSON, but not an object")),
-        Err(_) => Err(anyhow!(
-            "{what}: the answer is not JSON (HTTP {})",
-            answer.status
-        )),
+/// The answer read as `T`; an error names `what` and whether the answer was JSON at all,
+/// never a value (serde_json's messages may quote one, which may be a credential).
+pub fn parse<T: serde::de::DeserializeOwned>(answer: &Answer, what: &str) -> Result<T> {
+    serde_json::from_slice(&answer.body).map_err(|err| match err.classify() {
+        serde_json::error::Category::Data => anyhow!(
+            "{what} does not have the documented fields (a value of another type at line {}, \
+             column {})",
+            err.line(),
+            err.column()
+        ),
+        _ => anyhow!("{what}: the answer is not JSON (HTTP {})", answer.status),
+    })
+}
+
+/// The names of the fields of an answer that is a JSON object, for an error that says what
+/// was there without a value.
+pub fn field_names(answer: &Answer) -> String {
+    let fields: std::collections::BTreeMap<String, serde::de::IgnoredAny> =
+        serde_json::from_slice(&answer.body).unwrap_or_default();
+    let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+    match names.is_empty() {
+        true => "none".to_owned(),
+        false => sanitize::one_line(&names.join(", ")),
     }
 }
 
@@ -258,6 +274,10 @@ mod tests {
             Some("wrong api key")
         );
         assert_eq!(service_message(br#"{"other": 1}"#), None);
+        assert_eq!(
+            service_message(br#"{"message": "invalid credentials"}"#).as_deref(),
+            Some("invalid credentials")
+        );
         assert_eq!(
             service_message(b"Bad gateway\nmore").as_deref(),
             Some("Bad gateway")

@@ -6,36 +6,44 @@
 use anyhow::{Result, anyhow};
 
 use crate::heartbeat::Wanted;
+use serde::{Deserialize, Serialize};
+
 use crate::heartbeat::api::{self, Api, Call};
 use crate::report::heartbeat::HeartbeatUrl;
 
-/// The fields that may hold the ping URL, in the order they are looked for.
-const URL_FIELDS: [&str; 2] = ["pingUrl", "url"];
+/// What Crontap is sent.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Create<'a> {
+    name: &'a str,
+    period_minutes: u64,
+    grace_minutes: u64,
+}
+
+/// The fields of the answer that may hold the ping URL: `pingUrl`, else `url`.
+#[derive(Deserialize)]
+struct Created {
+    #[serde(rename = "pingUrl")]
+    ping_url: Option<String>,
+    url: Option<String>,
+}
 
 /// Creates the heartbeat; its ping URL.
 pub fn create(api: &Api, wanted: &Wanted) -> Result<HeartbeatUrl> {
-    let body = serde_json::json!({
-        "name": wanted.name,
-        "periodMinutes": wanted.period_minutes,
-        "graceMinutes": wanted.grace_minutes,
-    });
-    let body = serde_json::to_vec(&body)?;
+    let body = serde_json::to_vec(&Create {
+        name: &wanted.name,
+        period_minutes: wanted.period_minutes,
+        grace_minutes: wanted.grace_minutes,
+    })?;
     let answer = api.send(api.endpoint("v1/heartbeat"), Call::Post(body), &[])?;
     let what = "the Crontap API's answer to creating the heartbeat";
-    let object = api::object(&answer, what)?;
-    let text = URL_FIELDS
-        .iter()
-        .find_map(|name| object.get(*name)?.as_str())
-        .ok_or_else(|| {
-            // The field names only: a value may be a credential.
-            let names: Vec<&str> = object.keys().map(String::as_str).collect();
-            anyhow!(
-                "{what} has no pingUrl or url field (it had: {})",
-                match names.is_empty() {
-                    true => "none".to_owned(),
-                    false => crate::sanitize::one_line(&names.join(", ")),
-                }
-            )
-        })?;
-    HeartbeatUrl::parse(text, "the ping URL the Crontap API returned")
+    let created: Created = api::parse(&answer, what)?;
+    let text = created.ping_url.or(created.url).ok_or_else(|| {
+        // The field names only: a value may be a credential.
+        anyhow!(
+            "{what} has no pingUrl or url field (it had: {})",
+            api::field_names(&answer)
+        )
+    })?;
+    HeartbeatUrl::parse(&text, "the ping URL the Crontap API returned")
 }

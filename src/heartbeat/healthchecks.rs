@@ -12,10 +12,10 @@
 //! the list. The UUID is as secret as the ping URL: it goes only in request paths.
 
 use anyhow::{Result, anyhow};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::heartbeat::Wanted;
-use crate::heartbeat::api::{self, Answer, Api, Call};
+use crate::heartbeat::api::{self, Api, Call};
 use crate::report::heartbeat::HeartbeatUrl;
 
 /// A check as the API describes it (the fields read here).
@@ -63,33 +63,45 @@ pub struct Made {
     pub created: bool,
 }
 
+/// What Healthchecks is sent: the schedule and zone, or the timeout.
+#[derive(Serialize)]
+struct Create<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tz: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout: Option<u64>,
+    grace: u64,
+    unique: [&'a str; 1],
+}
+
 /// Creates the check, or finds the one of that name (`unique`).
 pub fn create(api: &Api, wanted: &Wanted) -> Result<Made> {
-    let mut body = serde_json::json!({
-        "name": wanted.name,
-        "grace": wanted.grace_minutes * 60,
-        "unique": ["name"],
-    });
-    match &wanted.schedule {
-        Some((schedule, tz)) => {
-            body["schedule"] = schedule.as_str().into();
-            body["tz"] = tz.as_str().into();
-        }
-        None => body["timeout"] = (wanted.period_minutes * 60).into(),
-    }
+    let (schedule, tz) = match &wanted.schedule {
+        Some((schedule, tz)) => (Some(schedule.as_str()), Some(tz.as_str())),
+        None => (None, None),
+    };
+    let body = Create {
+        name: &wanted.name,
+        schedule,
+        tz,
+        timeout: schedule.is_none().then_some(wanted.period_minutes * 60),
+        grace: wanted.grace_minutes * 60,
+        unique: ["name"],
+    };
     let answer = api.send(
         api.endpoint("api/v3/checks/"),
         Call::Post(serde_json::to_vec(&body)?),
         &[],
     )?;
     let what = "the Healthchecks API's answer to creating the check";
-    let check: Check = parse(&answer, what)?;
+    let check: Check = api::parse(&answer, what)?;
     let text = check.ping_url.ok_or_else(|| {
-        let object = api::object(&answer, what).unwrap_or_default();
-        let names: Vec<&str> = object.keys().map(String::as_str).collect();
         anyhow!(
             "{what} has no ping_url field (it had: {}); a read-only API key sees no ping URLs",
-            crate::sanitize::one_line(&names.join(", "))
+            api::field_names(&answer)
         )
     })?;
     Ok(Made {
@@ -108,7 +120,7 @@ pub fn uuid_of(api: &Api, url: &HeartbeatUrl) -> Result<String> {
         return Ok(uuid.to_owned());
     }
     let answer = api.send(api.endpoint("api/v3/checks/"), Call::Get, &url.secrets())?;
-    let checks: Checks = parse(&answer, "the Healthchecks API's list of checks")?;
+    let checks: Checks = api::parse(&answer, "the Healthchecks API's list of checks")?;
     let wanted = ping.as_str();
     checks
         .checks
@@ -128,7 +140,7 @@ pub fn get(api: &Api, uuid: &str, url: &HeartbeatUrl) -> Result<Check> {
         Call::Get,
         &url.secrets(),
     )?;
-    parse(&answer, "the Healthchecks API's answer about the check")
+    api::parse(&answer, "the Healthchecks API's answer about the check")
 }
 
 /// The pings of the check `uuid`, as listed: newest first.
@@ -138,7 +150,7 @@ pub fn pings(api: &Api, uuid: &str, url: &HeartbeatUrl) -> Result<Vec<Ping>> {
         Call::Get,
         &url.secrets(),
     )?;
-    let pings: Pings = parse(&answer, "the Healthchecks API's list of pings")?;
+    let pings: Pings = api::parse(&answer, "the Healthchecks API's list of pings")?;
     Ok(pings.pings)
 }
 
@@ -150,21 +162,6 @@ fn is_uuid(text: &str) -> bool {
             8 | 13 | 18 | 23 => *c == b'-',
             _ => c.is_ascii_hexdigit(),
         })
-}
-
-/// The answer read as `T`; an error names `what` and the fields that did not fit, never a
-/// value.
-fn parse<T: serde::de::DeserializeOwned>(answer: &Answer, what: &str) -> Result<T> {
-    api::object(answer, what)?;
-    serde_json::from_slice(&answer.body).map_err(|err| {
-        // Only where: serde_json's message may quote a value, which may be a credential.
-        anyhow!(
-            "{what} does not have the documented fields (a value of another type at line {}, \
-             column {})",
-            err.line(),
-            err.column()
-        )
-    })
 }
 
 #[cfg(test)]

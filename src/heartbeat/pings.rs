@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use serde::Serialize;
 
 use crate::cli::Service;
 use crate::heartbeat::PingsConfig;
@@ -73,18 +74,28 @@ fn write_table(out: &mut impl Write, pings: &[Ping]) -> io::Result<()> {
     Ok(())
 }
 
+/// One ping as `--json` prints it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Shown<'a> {
+    n: Option<u64>,
+    time: Option<&'a str>,
+    kind: Option<&'a str>,
+    exit_status: Option<i64>,
+    duration_seconds: Option<f64>,
+    sender: Option<&'a str>,
+}
+
 fn write_json(out: &mut impl Write, pings: &[Ping]) -> io::Result<()> {
-    let list: Vec<serde_json::Value> = pings
+    let list: Vec<Shown> = pings
         .iter()
-        .map(|p| {
-            serde_json::json!({
-                "n": p.n,
-                "time": p.date,
-                "kind": p.kind,
-                "exitStatus": p.exitstatus,
-                "durationSeconds": p.duration,
-                "sender": p.remote_addr,
-            })
+        .map(|p| Shown {
+            n: p.n,
+            time: p.date.as_deref(),
+            kind: p.kind.as_deref(),
+            exit_status: p.exitstatus,
+            duration_seconds: p.duration,
+            sender: p.remote_addr.as_deref(),
         })
         .collect();
     serde_json::to_writer(&mut *out, &list)?;

@@ -119,7 +119,10 @@ fn answers_that_are_not_json_or_lack_the_url_are_errors() {
     let secret_uuid = "0b7e0a3c-6f1d-4e55-9f0c-2a7d5c1e9b11";
     let cases = [
         ("<html>ok</html>".to_owned(), "is not JSON"),
-        (r#"["a list"]"#.to_owned(), "not an object"),
+        (
+            r#"["a list"]"#.to_owned(),
+            "does not have the documented fields",
+        ),
         (
             format!(r#"{{"name": "job", "uuid": "{secret_uuid}"}}"#),
             "no ping_url field (it had: name, uuid)",

@@ -81,16 +81,21 @@ pub struct HeartbeatArgs {
 /// What `heartbeat` does.
 #[derive(Debug, Subcommand)]
 pub enum HeartbeatAction {
-    /// Create the heartbeat (period and grace as `plan` computes them) and write its ping
-    /// URL to --url-file (mode 0600, never printed). With a URL already in the file,
-    /// nothing is created. Keys: CRONTAP_CLIENT_ID and CRONTAP_API_KEY, or
-    /// HEALTHCHECKS_API_KEY (each also as a file named by the same name with _FILE).
+    /// Create the heartbeat and write its ping URL to --url-file.
+    ///
+    /// The period and grace are as `plan` computes them; the file is mode 0600, and the URL
+    /// is never printed. With a URL already in the file, nothing is created. Keys:
+    /// CRONTAP_CLIENT_ID and CRONTAP_API_KEY, or HEALTHCHECKS_API_KEY (each also from a
+    /// file named by the same variable with _FILE).
     Create(CreateArgs),
-    /// Send one success ping to the URL in --url-file (as `check` does) and, on
-    /// Healthchecks, read back that the service recorded it. Exit 0 only then.
+    /// Ping the heartbeat and read back that the service recorded it.
+    ///
+    /// One success ping to the URL in --url-file, as `check` sends it; on Healthchecks, the
+    /// check is read back. Exit 0 only when the ping was answered 2xx and recorded.
     Verify(VerifyArgs),
-    /// List the pings the service recorded for the heartbeat in --url-file, oldest first:
-    /// time, kind, exit status, duration, sender (Healthchecks only).
+    /// List the pings the service recorded, oldest first (Healthchecks).
+    ///
+    /// For the heartbeat in --url-file: time, kind, exit status, duration and sender.
     Pings(PingsArgs),
 }
 

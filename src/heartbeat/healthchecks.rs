@@ -3,13 +3,13 @@
 //! - `POST /api/v3/checks/` with `{"name", "schedule", "tz", "grace", "unique": ["name"]}`
 //!   (or `"timeout"` instead of the schedule): 201 and the new check, or 200 and the check
 //!   of that name that exists already;
-//! - `GET /api/v3/checks/` (the project's checks), `GET /api/v3/checks/<uuid>` (one check:
+//! - `GET /api/v3/checks/<uuid>` (one check:
 //!   `status`, `last_ping`, `n_pings`) and `GET /api/v3/checks/<uuid>/pings/` (its pings,
 //!   newest first: `type`, `date`, `n`, `remote_addr`, `duration`, `exitstatus` …).
 //!
-//! A check's UUID is the last part of its ping URL (`https://hc-ping.com/<uuid>`); for a
-//! ping URL of another form (`<ping-key>/<slug>`), the check is found by its `ping_url` in
-//! the list. The UUID is as secret as the ping URL: it goes only in request paths.
+//! A check's UUID is the last part of its ping URL (`https://hc-ping.com/<uuid>`, as the API
+//! writes every `ping_url`). The UUID is as secret as the ping URL: it goes only in request
+//! paths.
 
 use anyhow::{Result, anyhow};
 use serde::{Deserialize, Serialize};
@@ -25,7 +25,6 @@ pub struct Check {
     pub last_ping: Option<String>,
     pub n_pings: Option<u64>,
     ping_url: Option<String>,
-    uuid: Option<String>,
 }
 
 impl std::fmt::Debug for Check {
@@ -49,11 +48,6 @@ pub struct Ping {
 #[derive(Deserialize)]
 struct Pings {
     pings: Vec<Ping>,
-}
-
-#[derive(Deserialize)]
-struct Checks {
-    checks: Vec<Check>,
 }
 
 /// A check created, or found by its name.
@@ -110,27 +104,20 @@ pub fn create(api: &Api, wanted: &Wanted) -> Result<Made> {
     })
 }
 
-/// The check the ping URL `url` belongs to: its UUID.
-pub fn uuid_of(api: &Api, url: &HeartbeatUrl) -> Result<String> {
+/// The UUID of the check the ping URL `url` belongs to: the last part of its path, as the
+/// API writes every check's `ping_url` (`<ping endpoint><uuid>`).
+pub fn uuid_of(url: &HeartbeatUrl) -> Result<String> {
     let ping = url.success();
     let last = ping
         .path_segments()
         .and_then(|mut parts| parts.rfind(|p| !p.is_empty()));
-    if let Some(uuid) = last.filter(|s| is_uuid(s)) {
-        return Ok(uuid.to_owned());
+    match last.filter(|s| is_uuid(s)) {
+        Some(uuid) => Ok(uuid.to_owned()),
+        None => Err(anyhow!(
+            "the URL in --url-file names no check by its UUID (a <ping-key>/<slug> URL?): \
+             write the check's ping_url, as `heartbeat create` does"
+        )),
     }
-    let answer = api.send(api.endpoint("api/v3/checks/"), Call::Get, &url.secrets())?;
-    let checks: Checks = api::parse(&answer, "the Healthchecks API's list of checks")?;
-    let wanted = ping.as_str();
-    checks
-        .checks
-        .into_iter()
-        .find(|c| c.ping_url.as_deref() == Some(wanted))
-        .and_then(|c| c.uuid)
-        .filter(|uuid| is_uuid(uuid))
-        .ok_or_else(|| {
-            anyhow!("no check of this project has the ping URL in the URL file (deleted, or another project's)")
-        })
 }
 
 /// The check `uuid`.

@@ -24,7 +24,7 @@ pub fn run(config: &PingsConfig) -> Result<ExitCode> {
         );
     };
     let api = &config.api;
-    let uuid = healthchecks::uuid_of(api, url)?;
+    let uuid = healthchecks::uuid_of(url)?;
     let mut pings = healthchecks::pings(api, &uuid, url)?;
     pings.reverse();
     if let Some(day) = &config.day {
@@ -98,6 +98,7 @@ fn write_json(out: &mut impl Write, pings: &[Ping]) -> io::Result<()> {
             sender: p.remote_addr.as_deref(),
         })
         .collect();
-    serde_json::to_writer(&mut *out, &list)?;
-    writeln!(out)
+    let mut text = serde_json::to_vec(&list)?;
+    text.push(b'\n');
+    out.write_all(&text)
 }

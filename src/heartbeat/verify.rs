@@ -30,7 +30,7 @@ pub fn run(config: &VerifyConfig) -> Result<ExitCode> {
     // Read before the ping, so that a ping is known to be this one by the count.
     let before = match api.service {
         Service::Healthchecks => {
-            let uuid = healthchecks::uuid_of(api, url)?;
+            let uuid = healthchecks::uuid_of(url)?;
             let check = healthchecks::get(api, &uuid, url)?;
             Some((uuid, check.n_pings.unwrap_or(0)))
         }

@@ -70,7 +70,7 @@ pub fn run(config: &CheckConfig) -> Result<ExitCode> {
 
 /// Every step of the check, then the ping, each said on `out`; `true` when the service
 /// answered 2xx (`heartbeat verify` pings with it too).
-pub fn report(config: &CheckConfig, out: &mut impl Write) -> bool {
+pub fn report(config: &CheckConfig, out: &mut dyn Write) -> bool {
     match &config.heartbeat {
         Heartbeat::Missing(why) => {
             line(
@@ -101,7 +101,7 @@ pub fn report(config: &CheckConfig, out: &mut impl Write) -> bool {
 /// The steps before a request to `url` (proxy, DNS, connect, TLS), each said on `out`;
 /// `false` at the first that failed. `heartbeat` names with it where an API it could not
 /// reach stopped answering.
-pub fn reach(config: &CheckConfig, url: &HeartbeatUrl, out: &mut impl Write) -> bool {
+pub fn reach(config: &CheckConfig, url: &HeartbeatUrl, out: &mut dyn Write) -> bool {
     Check {
         config,
         url,
@@ -111,21 +111,23 @@ pub fn reach(config: &CheckConfig, url: &HeartbeatUrl, out: &mut impl Write) -> 
     .steps()
 }
 
-fn line(out: &mut impl Write, step: &str, text: &str) {
+fn line(out: &mut dyn Write, step: &str, text: &str) {
     // A closed stdout is no reason to fail the check itself.
     let _ = writeln!(out, "{:<9}{}", format!("{step}:"), sanitize::one_line(text));
 }
 
-struct Check<'a, W: Write> {
+/// The report's writer is a `dyn Write`, so that `check` and `heartbeat` (stdout, and a
+/// buffer for an API's steps) share one copy of the steps' code.
+struct Check<'a> {
     config: &'a CheckConfig,
     url: &'a HeartbeatUrl,
     /// The URL's parts: replaced wherever a library's message might quote them. Only these,
     /// so that addresses and names, which a diagnosis is about, stay as they are.
     secrets: Known,
-    out: &'a mut W,
+    out: &'a mut dyn Write,
 }
 
-impl<W: Write> Check<'_, W> {
+impl Check<'_> {
     fn say(&mut self, step: &str, text: &str) {
         let text = self.secrets.redact(text);
         line(self.out, step, &text);

@@ -10,10 +10,10 @@ use std::time::Duration;
 use anyhow::{Result, anyhow};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{StatusCode, Url};
-use serde::Deserialize;
 
 use crate::cli::Service;
 use crate::heartbeat::keys::Keys;
+use crate::heartbeat::reply::Reply;
 use crate::report::check::{self, CheckConfig};
 use crate::report::client;
 use crate::report::heartbeat::HeartbeatUrl;
@@ -208,18 +208,10 @@ async fn read(builder: reqwest::RequestBuilder) -> Result<(StatusCode, Vec<u8>),
     Ok((status, body))
 }
 
-/// The fields a refusal's message may be in.
-#[derive(Deserialize)]
-struct Refusal {
-    error: Option<String>,
-    message: Option<String>,
-    detail: Option<String>,
-}
-
 /// The message a refusal carries: the `error`, `message` or `detail` field of a JSON object
 /// (Healthchecks answers `{"error": "…"}`), else the text's first line; bounded.
 fn service_message(body: &[u8]) -> Option<String> {
-    let text = match serde_json::from_slice::<Refusal>(body) {
+    let text = match serde_json::from_slice::<Reply>(body) {
         Ok(json) => json.error.or(json.message).or(json.detail)?,
         Err(_) => String::from_utf8_lossy(body)
             .lines()
@@ -234,9 +226,9 @@ fn service_message(body: &[u8]) -> Option<String> {
     (!text.is_empty()).then(|| text[..end].to_owned())
 }
 
-/// The answer read as `T`; an error names `what` and whether the answer was JSON at all,
-/// never a value (serde_json's messages may quote one, which may be a credential).
-pub fn parse<T: serde::de::DeserializeOwned>(answer: &Answer, what: &str) -> Result<T> {
+/// The answer read; an error names `what` and whether the answer was JSON at all, never a
+/// value (serde_json's messages may quote one, which may be a credential).
+pub fn parse(answer: &Answer, what: &str) -> Result<Reply> {
     serde_json::from_slice(&answer.body).map_err(|err| match err.classify() {
         serde_json::error::Category::Data => anyhow!(
             "{what} does not have the documented fields (a value of another type at line {}, \

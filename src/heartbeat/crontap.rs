@@ -6,7 +6,7 @@
 use anyhow::{Result, anyhow};
 
 use crate::heartbeat::Wanted;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::heartbeat::api::{self, Api, Call};
 use crate::report::heartbeat::HeartbeatUrl;
@@ -20,14 +20,6 @@ struct Create<'a> {
     grace_minutes: u64,
 }
 
-/// The fields of the answer that may hold the ping URL: `pingUrl`, else `url`.
-#[derive(Deserialize)]
-struct Created {
-    #[serde(rename = "pingUrl")]
-    ping_url: Option<String>,
-    url: Option<String>,
-}
-
 /// Creates the heartbeat; its ping URL.
 pub fn create(api: &Api, wanted: &Wanted) -> Result<HeartbeatUrl> {
     let body = serde_json::to_vec(&Create {
@@ -37,8 +29,8 @@ pub fn create(api: &Api, wanted: &Wanted) -> Result<HeartbeatUrl> {
     })?;
     let answer = api.send(api.endpoint("v1/heartbeat"), Call::Post(body), &[])?;
     let what = "the Crontap API's answer to creating the heartbeat";
-    let created: Created = api::parse(&answer, what)?;
-    let text = created.ping_url.or(created.url).ok_or_else(|| {
+    let created = api::parse(&answer, what)?;
+    let text = created.ping_url_camel.or(created.url).ok_or_else(|| {
         // The field names only: a value may be a credential.
         anyhow!(
             "{what} has no pingUrl or url field (it had: {})",

@@ -12,43 +12,16 @@
 //! paths.
 
 use anyhow::{Result, anyhow};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::heartbeat::Wanted;
 use crate::heartbeat::api::{self, Api, Call};
+pub use crate::heartbeat::reply::Ping;
+use crate::heartbeat::reply::Reply;
 use crate::report::heartbeat::HeartbeatUrl;
 
-/// A check as the API describes it (the fields read here).
-#[derive(Deserialize)]
-pub struct Check {
-    pub status: Option<String>,
-    pub last_ping: Option<String>,
-    pub n_pings: Option<u64>,
-    ping_url: Option<String>,
-}
-
-impl std::fmt::Debug for Check {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Check({:?}, {:?})", self.status, self.n_pings)
-    }
-}
-
-/// One ping as the API lists it.
-#[derive(Deserialize)]
-pub struct Ping {
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    pub date: Option<String>,
-    pub n: Option<u64>,
-    pub remote_addr: Option<String>,
-    pub duration: Option<f64>,
-    pub exitstatus: Option<i64>,
-}
-
-#[derive(Deserialize)]
-struct Pings {
-    pings: Vec<Ping>,
-}
+/// A check as the API describes it (`status`, `last_ping`, `n_pings`, `ping_url`).
+pub type Check = Reply;
 
 /// A check created, or found by its name.
 pub struct Made {
@@ -91,7 +64,7 @@ pub fn create(api: &Api, wanted: &Wanted) -> Result<Made> {
         &[],
     )?;
     let what = "the Healthchecks API's answer to creating the check";
-    let check: Check = api::parse(&answer, what)?;
+    let check = api::parse(&answer, what)?;
     let text = check.ping_url.ok_or_else(|| {
         anyhow!(
             "{what} has no ping_url field (it had: {}); a read-only API key sees no ping URLs",
@@ -137,8 +110,10 @@ pub fn pings(api: &Api, uuid: &str, url: &HeartbeatUrl) -> Result<Vec<Ping>> {
         Call::Get,
         &url.secrets(),
     )?;
-    let pings: Pings = api::parse(&answer, "the Healthchecks API's list of pings")?;
-    Ok(pings.pings)
+    let reply = api::parse(&answer, "the Healthchecks API's list of pings")?;
+    reply
+        .pings
+        .ok_or_else(|| anyhow!("the Healthchecks API's list of pings has no pings field"))
 }
 
 /// A UUID as Healthchecks writes them: 8-4-4-4-12 hexadecimal digits.

@@ -5,7 +5,8 @@
 //! ([`pings`]); and all of that for every job of a crontab ([`plan_create`]).
 //!
 //! The services' APIs: [`crontap`] (the REST call of Crontap's heartbeat guide) and
-//! [`healthchecks`] (the Management API v3), over [`api`], which sends on the run's network
+//! [`healthchecks`] (the Management API v3), their answers read into one [`reply`] type,
+//! over [`api`], which sends on the run's network
 //! client and says why a call failed in one line. The keys ([`keys`]) and the ping URL are
 //! secrets: no message, log line or `Debug` output holds them. `config` reads the options
 //! and the keys; nothing here reads the environment.
@@ -17,6 +18,7 @@ pub mod healthchecks;
 pub mod keys;
 pub mod pings;
 pub mod plan_create;
+pub mod reply;
 pub mod url_file;
 pub mod verify;
 

@@ -121,7 +121,7 @@ fn answers_that_are_not_json_or_lack_the_url_are_errors() {
         ("<html>ok</html>".to_owned(), "is not JSON"),
         (
             r#"["a list"]"#.to_owned(),
-            "does not have the documented fields",
+            "no ping_url field (it had: none)",
         ),
         (
             format!(r#"{{"name": "job", "uuid": "{secret_uuid}"}}"#),

@@ -85,15 +85,12 @@ impl Api {
                     .header(header::CONTENT_TYPE, "application/json")
                     .body(body),
             };
+            // The timeout bounds the whole exchange, the answer's body included.
             let builder = builder
                 .headers(headers)
-                .header(header::ACCEPT, "application/json");
-            runtime.block_on(async {
-                match tokio::time::timeout(timeout, read(builder)).await {
-                    Ok(result) => result,
-                    Err(_) => Err(format!("no answer within {}", HumanDuration(timeout))),
-                }
-            })
+                .header(header::ACCEPT, "application/json")
+                .timeout(timeout);
+            runtime.block_on(read(builder, timeout))
         });
         let scrubber = self.scrubber(secrets);
         match sent.and_then(|answer| answer) {
@@ -182,8 +179,14 @@ fn collapse(line: &str) -> String {
 }
 
 /// Sends the request and reads the answer, at most [`ANSWER_MAX`] bytes of it.
-async fn read(builder: reqwest::RequestBuilder) -> Result<(StatusCode, Vec<u8>), String> {
+async fn read(
+    builder: reqwest::RequestBuilder,
+    timeout: Duration,
+) -> Result<(StatusCode, Vec<u8>), String> {
     let described = |err: reqwest::Error| {
+        if err.is_timeout() {
+            return format!("no answer within {}", HumanDuration(timeout));
+        }
         let err = err.without_url();
         let mut text = err.to_string();
         let mut source = std::error::Error::source(&err);

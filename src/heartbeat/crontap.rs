@@ -5,28 +5,19 @@
 
 use anyhow::{Result, anyhow};
 
-use crate::heartbeat::Wanted;
-use serde::Serialize;
-
 use crate::heartbeat::api::{self, Api, Call};
+use crate::heartbeat::{Wanted, json_string};
 use crate::report::heartbeat::HeartbeatUrl;
-
-/// What Crontap is sent.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Create<'a> {
-    name: &'a str,
-    period_minutes: u64,
-    grace_minutes: u64,
-}
 
 /// Creates the heartbeat; its ping URL.
 pub fn create(api: &Api, wanted: &Wanted) -> Result<HeartbeatUrl> {
-    let body = serde_json::to_vec(&Create {
-        name: &wanted.name,
-        period_minutes: wanted.period_minutes,
-        grace_minutes: wanted.grace_minutes,
-    })?;
+    let body = format!(
+        "{{\"name\":{},\"periodMinutes\":{},\"graceMinutes\":{}}}",
+        json_string(&wanted.name),
+        wanted.period_minutes,
+        wanted.grace_minutes
+    )
+    .into_bytes();
     let answer = api.send(api.endpoint("v1/heartbeat"), Call::Post(body), &[])?;
     let what = "the Crontap API's answer to creating the heartbeat";
     let created = api::parse(&answer, what)?;

@@ -11,14 +11,12 @@
 //! writes every `ping_url`). The UUID is as secret as the ping URL: it goes only in request
 //! paths.
 
-use anyhow::{Result, anyhow};
-use serde::Serialize;
-
-use crate::heartbeat::Wanted;
 use crate::heartbeat::api::{self, Api, Call};
 pub use crate::heartbeat::reply::Ping;
 use crate::heartbeat::reply::Reply;
+use crate::heartbeat::{Wanted, json_string};
 use crate::report::heartbeat::HeartbeatUrl;
+use anyhow::{Result, anyhow};
 
 /// A check as the API describes it (`status`, `last_ping`, `n_pings`, `ping_url`).
 pub type Check = Reply;
@@ -30,37 +28,24 @@ pub struct Made {
     pub created: bool,
 }
 
-/// What Healthchecks is sent: the schedule and zone, or the timeout.
-#[derive(Serialize)]
-struct Create<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    schedule: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tz: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timeout: Option<u64>,
-    grace: u64,
-    unique: [&'a str; 1],
-}
-
 /// Creates the check, or finds the one of that name (`unique`).
 pub fn create(api: &Api, wanted: &Wanted) -> Result<Made> {
-    let (schedule, tz) = match &wanted.schedule {
-        Some((schedule, tz)) => (Some(schedule.as_str()), Some(tz.as_str())),
-        None => (None, None),
+    let timing = match &wanted.schedule {
+        Some((schedule, tz)) => format!(
+            "\"schedule\":{},\"tz\":{}",
+            json_string(schedule),
+            json_string(tz)
+        ),
+        None => format!("\"timeout\":{}", wanted.period_minutes * 60),
     };
-    let body = Create {
-        name: &wanted.name,
-        schedule,
-        tz,
-        timeout: schedule.is_none().then_some(wanted.period_minutes * 60),
-        grace: wanted.grace_minutes * 60,
-        unique: ["name"],
-    };
+    let body = format!(
+        "{{\"name\":{},{timing},\"grace\":{},\"unique\":[\"name\"]}}",
+        json_string(&wanted.name),
+        wanted.grace_minutes * 60
+    );
     let answer = api.send(
         api.endpoint("api/v3/checks/"),
-        Call::Post(serde_json::to_vec(&body)?),
+        Call::Post(body.into_bytes()),
         &[],
     )?;
     let what = "the Healthchecks API's answer to creating the check";

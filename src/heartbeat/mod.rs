@@ -155,6 +155,23 @@ pub fn run(action: Action) -> Result<ExitCode> {
     }
 }
 
+/// `text` as a JSON string, quotes included. Written here rather than derived: serde's
+/// serialisers for the few small bodies sent were code of their own in the static binary.
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// A closed standard stream is no reason to fail.
 fn say(text: &str) {
     use std::io::Write;
@@ -164,6 +181,14 @@ fn say(text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_strings_read_back() {
+        for text in ["plain", "a \"quoted\" \\ name", "tab\there\u{1}", "é ü"] {
+            let read: String = serde_json::from_str(&json_string(text)).unwrap();
+            assert_eq!(read, text);
+        }
+    }
 
     #[test]
     fn minutes_round_up() {

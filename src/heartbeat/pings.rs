@@ -8,11 +8,10 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
 
 use crate::cli::Service;
-use crate::heartbeat::PingsConfig;
 use crate::heartbeat::healthchecks::{self, Ping};
+use crate::heartbeat::{PingsConfig, json_string};
 use crate::sanitize;
 
 /// Runs `heartbeat pings`.
@@ -74,31 +73,24 @@ fn write_table(out: &mut impl Write, pings: &[Ping]) -> io::Result<()> {
     Ok(())
 }
 
-/// One ping as `--json` prints it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Shown<'a> {
-    n: Option<u64>,
-    time: Option<&'a str>,
-    kind: Option<&'a str>,
-    exit_status: Option<i64>,
-    duration_seconds: Option<f64>,
-    sender: Option<&'a str>,
-}
-
+/// The pings as a JSON list of objects: `n`, `time`, `kind`, `exitStatus`, `durationMs`
+/// and `sender`, each `null` when the service gave none.
 fn write_json(out: &mut impl Write, pings: &[Ping]) -> io::Result<()> {
-    let list: Vec<Shown> = pings
+    let text = |v: &Option<String>| v.as_deref().map_or("null".to_owned(), json_string);
+    let number = |v: Option<i64>| v.map_or("null".to_owned(), |n| n.to_string());
+    let items: Vec<String> = pings
         .iter()
-        .map(|p| Shown {
-            n: p.n,
-            time: p.date.as_deref(),
-            kind: p.kind.as_deref(),
-            exit_status: p.exitstatus,
-            duration_seconds: p.duration,
-            sender: p.remote_addr.as_deref(),
+        .map(|p| {
+            format!(
+                "{{\"n\":{},\"time\":{},\"kind\":{},\"exitStatus\":{},\"durationMs\":{},\"sender\":{}}}",
+                number(p.n.map(|n| n as i64)),
+                text(&p.date),
+                text(&p.kind),
+                number(p.exitstatus),
+                number(p.duration.map(|d| (d * 1000.0).round() as i64)),
+                text(&p.remote_addr)
+            )
         })
         .collect();
-    let mut text = serde_json::to_vec(&list)?;
-    text.push(b'\n');
-    out.write_all(&text)
+    writeln!(out, "[{}]", items.join(","))
 }

@@ -206,7 +206,7 @@ fn pings_lists_what_healthchecks_recorded_oldest_first() {
     assert_eq!(list[0]["kind"], "start");
     assert_eq!(list[2]["exitStatus"], 3);
     assert_eq!(list[2]["sender"], "127.0.0.1");
-    assert_eq!(list[1]["durationSeconds"], 1.5);
+    assert_eq!(list[1]["durationMs"], 1500);
     let other_day = hc(
         &keys,
         &api,

@@ -487,10 +487,8 @@ pub fn heartbeat_config(args: HeartbeatArgs, env: &Environment) -> Result<hb::Ac
             day,
             json,
         }) => {
-            if let Some(day) = &day {
-                if !is_day(day) {
-                    bail!("--day must be a date, YYYY-MM-DD");
-                }
+            if day.as_deref().is_some_and(|day| !is_day(day)) {
+                bail!("--day must be a date, YYYY-MM-DD");
             }
             let api = api_config(args.api, healthchecks, api::TIMEOUT, env)?;
             let url = match Heartbeat::load(Some(&url_file), "", false, |_| None)? {

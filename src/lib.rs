@@ -22,6 +22,7 @@ pub mod cli;
 pub(crate) mod config;
 pub(crate) mod fault;
 pub mod files;
+pub(crate) mod heartbeat;
 pub(crate) mod host;
 pub(crate) mod lifecycle;
 pub mod log;

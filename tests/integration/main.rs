@@ -17,6 +17,7 @@ mod exec;
 mod exit_status;
 mod faults;
 pub(crate) mod healthchecks;
+mod heartbeat;
 mod held_output;
 mod history;
 mod kill_anywhere;

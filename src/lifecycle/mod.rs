@@ -27,6 +27,8 @@ use crate::report::heartbeat::Heartbeat;
 use crate::report::start::{self, SideTask};
 use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
+use crate::run::memory;
+use crate::run::outcome::OWN_ERROR;
 use crate::run::reap;
 use crate::run::signals::{Mark, SignalLog};
 use crate::run::supervise::{ChildSpec, LeaseDeadline, Supervisor};
@@ -36,6 +38,14 @@ use end::{Effects, HistoryTarget, RunEnd};
 
 /// Runs the command as `config` says and ends the run; returns the exit status.
 pub fn run(config: Config) -> u8 {
+    // Refused before anything is set up, as the end itself would need the memory that is
+    // missing: one line, no report.
+    let threads = u64::from(config.state.is_some()) + u64::from(config.hold_output.is_some());
+    if let Err(err) = memory::ensure_room(memory::RUN + threads * memory::THREAD, "run the command")
+    {
+        log::report_error(&err);
+        return OWN_ERROR;
+    }
     // First, so that no signal takes its default action from here on.
     let signals = SignalLog::install();
     let mut seen = Mark::START;

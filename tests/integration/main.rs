@@ -21,6 +21,7 @@ mod held_output;
 mod history;
 mod kill_anywhere;
 mod logging;
+mod memory;
 mod metrics;
 mod namespace;
 mod options;

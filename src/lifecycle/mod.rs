@@ -25,6 +25,7 @@ use crate::log;
 use crate::report::Reporter;
 use crate::report::heartbeat::Heartbeat;
 use crate::report::start::{self, SideTask};
+use crate::run::descriptors;
 use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
 use crate::run::memory;
@@ -58,6 +59,12 @@ pub fn run(config: Config) -> u8 {
         }),
         config.ping.budget,
     );
+    // Room for every descriptor the run will hold, before it takes any state: a shortage
+    // found later would be blamed on the state directory or the spawn.
+    let state_dir = (config.state.as_ref()).is_some_and(|p| p.remote.is_none() && p.dir.is_some());
+    if let Err(err) = descriptors::ensure_room(descriptors::for_run(state_dir), "run the command") {
+        return not_run(&effects, err, None);
+    }
     fault::point("admission");
     let start = admit::before_start(
         config.jitter,

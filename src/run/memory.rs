@@ -124,8 +124,7 @@ fn out_of_memory() -> ! {
     if FAILED.swap(true, SeqCst) {
         // Another thread is ending the run; this one must not go on without memory.
         loop {
-            // SAFETY: pause only waits for a signal.
-            unsafe { libc::pause() };
+            nix::unistd::pause();
         }
     }
     let mut line = Line::new();
@@ -259,9 +258,10 @@ fn mapped() -> Option<u64> {
     let n = file.read(&mut text).ok()?;
     let pages = text[..n].split(|&b| b == b' ').next()?;
     let pages: u64 = std::str::from_utf8(pages).ok()?.parse().ok()?;
-    // SAFETY: sysconf only reads a value.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    Some(pages * u64::try_from(page).unwrap_or(4096))
+    let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten();
+    Some(pages * page.and_then(|p| u64::try_from(p).ok()).unwrap_or(4096))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -29,6 +30,7 @@ use crate::report::heartbeat::{self, Heartbeat, HeartbeatUrl};
 use crate::report::kind::Kind;
 use crate::report::ping;
 use crate::report::proxy::ProxyVars;
+use crate::report::secrets::Secrets;
 use crate::run::outcome::SuccessCodes;
 use crate::run::{job_env, retry, supervise};
 use crate::sanitize;
@@ -106,19 +108,27 @@ pub struct Config {
     /// Credentials crontap-run holds besides the heartbeat URL (the state store URL's user
     /// and password, the values of secret-looking variables in its environment), scrubbed
     /// from anything sent like the URL's own parts.
-    pub secrets: Vec<String>,
+    pub secrets: Secrets,
     /// The test fault point `CRONTAP_FAULT` names; always `None` in a release build.
     pub fault: Option<String>,
 }
 
 /// crontap-run's own environment, read once at start-up; configuration looks variables up
 /// here and nowhere else.
-pub struct Environment(Vec<(OsString, OsString)>);
+/// Shared, so that the secrets it holds can be looked for later ([`Environment::secrets_later`]).
+pub struct Environment(Arc<[(OsString, OsString)]>);
 
 impl Environment {
     /// The environment crontap-run was started with.
     pub fn current() -> Environment {
-        Environment(std::env::vars_os().collect())
+        Environment(std::env::vars_os().collect::<Vec<_>>().into())
+    }
+
+    /// The values of its secret-looking variables, found when the returned function is
+    /// called (only a failure needs them).
+    fn secrets_later(&self) -> impl FnOnce() -> Vec<String> + Send + 'static {
+        let env = Arc::clone(&self.0);
+        move || env_secrets(env.iter().cloned()).collect()
     }
 
     /// The value of `name`, if set (empty or not).
@@ -298,14 +308,16 @@ impl Config {
             stop_on_lease_lost: args.on_lease_lost == OnLeaseLost::Stop,
             metrics,
             hold_output: (args.output == OutputMode::OnFailure).then(|| spill_dir(env)),
-            secrets: state_url
-                .map(|given| url_secrets(&given.url))
-                .unwrap_or_default()
-                .into_iter()
-                .chain(env_secrets(env.0.iter().cloned()))
-                .chain(headers.secrets.iter().cloned())
-                .chain(push.iter().flat_map(|p| p.secrets.iter().cloned()))
-                .collect(),
+            secrets: Secrets::new(
+                state_url
+                    .map(|given| url_secrets(&given.url))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .chain(headers.secrets.iter().cloned())
+                    .chain(push.iter().flat_map(|p| p.secrets.iter().cloned()))
+                    .collect(),
+                env.secrets_later(),
+            ),
             push,
             headers,
             fault: env.fault(),

@@ -22,6 +22,7 @@ mod held_output;
 mod history;
 mod kill_anywhere;
 mod logging;
+mod memory;
 mod metrics;
 mod metrics_push;
 mod namespace;

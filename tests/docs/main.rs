@@ -9,3 +9,16 @@
 mod examples;
 mod links;
 mod markdown;
+
+/// The README is a newcomer's page: the rest belongs in docs/, CONTRIBUTING.md or
+/// bench/README.md.
+#[test]
+fn the_readme_is_short() {
+    let readme = std::fs::read_to_string(markdown::root().join("README.md")).expect("README");
+    let lines = readme.lines().count();
+    assert!(lines <= 450, "README.md is {lines} lines; at most 450");
+    assert!(
+        readme.contains("cargo test --locked"),
+        "README.md shows the test command"
+    );
+}

@@ -3,6 +3,7 @@
 //!
 //! - `examples`: every ```` ```console ```` example runs, and prints what the document shows;
 //! - `links`: every relative link and `#anchor` resolves;
+//! - here: README.md stays short, and no table lists options (the reference is `--help`).
 //!
 //! CONTRIBUTING.md ("Documentation") says how to write an example these tests run.
 
@@ -20,5 +21,31 @@ fn the_readme_is_short() {
     assert!(
         readme.contains("cargo test --locked"),
         "README.md shows the test command"
+    );
+}
+
+/// No table lists options with their meanings: `--help` and the man pages, made from the
+/// clap definitions, are the reference, and a hand-written copy drifts from them. Such a
+/// table is one whose header names options (`option`, `flag`) or meanings (`meaning`,
+/// `description`) and whose rows mostly start with an option.
+#[test]
+fn no_table_lists_options() {
+    let mut found = Vec::new();
+    for doc in markdown::documents() {
+        for (line, rows) in markdown::tables(&doc.text) {
+            let Some((header, body)) = rows.split_first() else {
+                continue;
+            };
+            let header = header.to_lowercase();
+            let names = ["option", "flag", "meaning", "description"];
+            let options = body.iter().filter(|row| row.starts_with("| `-")).count();
+            if names.iter().any(|name| header.contains(name)) && options * 2 > body.len() {
+                found.push(format!("{}:{line}", doc.path.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "tables of options (point to --help instead): {found:?}"
     );
 }

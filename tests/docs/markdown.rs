@@ -128,6 +128,27 @@ pub fn prose_lines(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
+/// The tables of `text` outside code blocks: the line each starts on, and its rows (the
+/// header first; the `|---|` line left out).
+pub fn tables(text: &str) -> Vec<(usize, Vec<&str>)> {
+    let mut out: Vec<(usize, Vec<&str>)> = Vec::new();
+    let mut previous: Option<usize> = None;
+    for (n, line) in prose_lines(text) {
+        if !line.starts_with('|') {
+            continue;
+        }
+        let continues = previous.is_some_and(|p| p + 1 == n);
+        if !continues {
+            out.push((n, Vec::new()));
+        }
+        if !line.starts_with("|-") && !line.starts_with("| -") {
+            out.last_mut().expect("a table").1.push(line);
+        }
+        previous = Some(n);
+    }
+    out
+}
+
 /// The anchors GitHub makes for the headings of `text`: the heading's text in lower case,
 /// with everything but letters, digits, spaces, `-` and `_` removed and each space made a
 /// `-`; a repeated anchor gets `-1`, `-2` … in order.

@@ -10,6 +10,8 @@
 //! Before comparing, durations (`6ms`, `1m12s`), dates (`2027-10-29`) and times of day
 //! (`18:14:10`) become `[DURATION]`, `[DATE]` and `[TIME]` on both sides, since they change
 //! from run to run, and runs of blanks become one, since a table's columns widen with them.
+//! The test binary's path in what a command prints reads `/usr/local/bin/crontap-run`,
+//! where the reader has it.
 //!
 //! A block that cannot run here (it needs a heartbeat service, root, recorded runs) says
 //! why on the line before it: `<!-- not run: needs a heartbeat service -->`. A `$ crontap-run`
@@ -90,6 +92,10 @@ fn normalise(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Where the documents' reader has crontap-run (install.sh puts it there as root): the test
+/// binary's own path in what a command prints is shown as this.
+const INSTALLED: &str = "/usr/local/bin/crontap-run";
+
 /// Runs `command` in `dir` as the documents' reader would, after a command that exited
 /// with `previous` (so that `echo $?` shows it); its output and exit status.
 fn run(dir: &Path, command: &str, previous: i32) -> (Vec<String>, i32) {
@@ -107,7 +113,14 @@ fn run(dir: &Path, command: &str, previous: i32) -> (Vec<String>, i32) {
         .output()
         .expect("/bin/sh runs");
     let text = String::from_utf8_lossy(&out.stdout);
-    let lines = text.lines().map(str::to_string).collect();
+    let canonical = bin.canonicalize().unwrap_or_else(|_| bin.to_path_buf());
+    let lines = text
+        .lines()
+        .map(|line| {
+            let line = line.replace(canonical.to_str().expect("UTF-8 path"), INSTALLED);
+            line.replace(bin.to_str().expect("UTF-8 path"), INSTALLED)
+        })
+        .collect();
     (lines, out.status.code().unwrap_or(-1))
 }
 

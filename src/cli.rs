@@ -329,6 +329,26 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", env = "CRONTAP_METRICS_DIR")]
     pub metrics_dir: Option<PathBuf>,
 
+    /// After every run, put the run's gauges to the Prometheus Pushgateway at URL
+    /// (PUT URL/metrics/job/<job>, replacing the job's group), beside the end report and
+    /// within the same ping budget; a failed push is one line and never changes the exit
+    /// status. For a pod or container with no textfile collector. The URL may carry a user
+    /// and password (https://user:pw@gateway: basic auth): a secret, never printed.
+    #[arg(long, value_name = "URL", env = "CRONTAP_METRICS_PUSH_URL")]
+    pub metrics_push: Option<String>,
+
+    /// How often the job is expected to succeed (its heartbeat's period), exported with the
+    /// metrics (crontap_run_expected_period_seconds) for alert rules: a job whose last
+    /// success is older than this and --expect-grace is late.
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub expect_every: Option<Duration>,
+
+    /// Grace after --expect-every before a job counts as late (its heartbeat's grace: the
+    /// longest run plus any jitter, as `plan` computes it); exported as
+    /// crontap_run_expected_grace_seconds. Default: none.
+    #[arg(long, value_name = "DUR", value_parser = duration, requires = "expect_every")]
+    pub expect_grace: Option<Duration>,
+
     /// Silence crontap-run's own warnings (errors still print).
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,

@@ -41,8 +41,10 @@ const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(10);
 /// `--url-env` says, and the job's identity (a nested crontap-run must not take the outer
 /// run's lock). The per-run variables ([`job_env::PER_RUN`]) are removed too: the job gets
 /// them only with this run's values.
-const REMOVED_VARS: [&str; 5] = [
+const REMOVED_VARS: [&str; 6] = [
     "CRONTAP_HEARTBEAT_URL",
+    // The Pushgateway's URL may carry a password.
+    "CRONTAP_METRICS_PUSH_URL",
     heartbeat::URL_FILE_VAR,
     "CRONTAP_STATE_URL",
     location::URL_FILE_VAR,
@@ -93,6 +95,8 @@ pub struct Config {
     pub stop_on_lease_lost: bool,
     /// `--metrics-dir`: where the job's metrics file is written after the run.
     pub metrics: Option<metrics::Target>,
+    /// `--metrics-push`: the gateway the run's gauges are put to after the run.
+    pub push: Option<metrics::push::Push>,
     /// `--output on-failure`: the output is held for the run's end, spilling into this
     /// directory (`$TMPDIR`, else `/tmp`). `None`: passed through (`--output pass`).
     pub hold_output: Option<PathBuf>,
@@ -235,6 +239,7 @@ impl Config {
         let state_url = state_url(&args.state)?;
         let state = state_plan(&args, state_url.as_ref(), &command, env)?;
         let metrics = metrics_target(&args, &command)?;
+        let push = metrics_push(&args, &command, metrics.as_ref())?;
 
         let headers = !args.report.header.is_empty();
         let heartbeat = Heartbeat::load(args.url_file.as_deref(), &args.url_env, headers, |n| {
@@ -293,7 +298,9 @@ impl Config {
                 .into_iter()
                 .chain(env_secrets(env.0.iter().cloned()))
                 .chain(headers.secrets.iter().cloned())
+                .chain(push.iter().flat_map(|p| p.secrets.iter().cloned()))
                 .collect(),
+            push,
             headers,
             fault: env.fault(),
         })
@@ -503,16 +510,49 @@ fn metrics_target(args: &RunArgs, command: &[OsString]) -> Result<Option<metrics
     if dir.as_os_str().is_empty() {
         bail!("--metrics-dir (CRONTAP_METRICS_DIR) must not be empty");
     }
+    Ok(Some(metrics::Target {
+        dir: dir.clone(),
+        job: metrics_job(args, command)?,
+        expect: expect(args),
+    }))
+}
+
+/// `--metrics-push`: the gateway's URL, checked, and its credentials as secrets.
+fn metrics_push(
+    args: &RunArgs,
+    command: &[OsString],
+    textfile: Option<&metrics::Target>,
+) -> Result<Option<metrics::push::Push>> {
+    let Some(raw) = &args.metrics_push else {
+        return Ok(None);
+    };
+    Ok(Some(metrics::push::Push {
+        url: metrics::push::parse_url(raw)?,
+        job: metrics_job(args, command)?,
+        expect: expect(args),
+        textfile: textfile.cloned(),
+        secrets: url_secrets(raw),
+    }))
+}
+
+/// The job the metrics are for: `--job`, or the name derived from the command, as for
+/// state.
+fn metrics_job(args: &RunArgs, command: &[OsString]) -> Result<String> {
     if let Some(name) = &args.job {
         job::validate_name(name, "--job (CRONTAP_JOB)")?;
     }
-    Ok(Some(metrics::Target {
-        dir: dir.clone(),
-        job: args
-            .job
-            .clone()
-            .unwrap_or_else(|| job::derived_name(command)),
-    }))
+    Ok(args
+        .job
+        .clone()
+        .unwrap_or_else(|| job::derived_name(command)))
+}
+
+/// `--expect-every` and `--expect-grace` (none: 0).
+fn expect(args: &RunArgs) -> Option<metrics::Expect> {
+    args.expect_every.map(|period| metrics::Expect {
+        period,
+        grace: args.expect_grace.unwrap_or_default(),
+    })
 }
 
 /// The `--once-per` period of `len`, following `--period-tz`. UTC reads no time zone data;

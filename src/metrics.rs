@@ -9,6 +9,12 @@
 //! file that cannot be read is started afresh; one that cannot be written is one error line
 //! and never changes the exit status. Nothing here runs, and nothing touches the disk,
 //! unless `--metrics-dir` is given.
+//!
+//! [`push`] sends the same gauges of the last run (no counters) to a Pushgateway
+//! (`--metrics-push`). Both carry the job's expected period and grace when they are known
+//! (`--expect-every`, `--expect-grace`), for the alert rules under `packaging/prometheus/`.
+
+pub mod push;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -24,6 +30,15 @@ pub struct Target {
     pub dir: PathBuf,
     /// The job name (`--job`, or derived from the command as state derives it).
     pub job: String,
+    pub expect: Option<Expect>,
+}
+
+/// How often the job is expected to succeed, and the grace after that before it is late:
+/// `--expect-every` and `--expect-grace` (its heartbeat's period and grace).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expect {
+    pub period: Duration,
+    pub grace: Duration,
 }
 
 /// How a run counts: `crontap_run_runs_total{result=…}`. A run that was stopped counts as
@@ -77,6 +92,16 @@ struct Last {
     end: f64,
     duration: f64,
     exit: f64,
+    /// Whether it succeeded; unknown in a file written before this was recorded.
+    succeeded: Option<bool>,
+}
+
+/// Where the text goes: the textfile has the job label on every sample and the counters;
+/// a push has neither (the gateway adds the job from the group's path, and keeps one run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Textfile,
+    Push,
 }
 
 const PREFIX: &str = "crontap_run_";
@@ -113,8 +138,33 @@ fn write(target: &Target, run: &Run) -> Result<()> {
             Values::default()
         }
     };
-    let text = render(&target.job, &updated(previous, run));
+    let text = render(
+        &target.job,
+        &updated(previous, run),
+        target.expect,
+        Shape::Textfile,
+    );
     dir.replace(&name, text.as_bytes(), READABLE, false)
+}
+
+/// The values of the job's metrics file as it is now, read without waiting for a writer
+/// (the push wants the last success and the last run it records); nothing if there is no
+/// file or it cannot be read.
+fn previous(target: &Target) -> Values {
+    let read = || -> Result<Option<Values>> {
+        let Some(dir) = Dir::open(&target.dir, Check::Shared, false)? else {
+            return Ok(None);
+        };
+        let bytes = dir.read(&layout::metrics(&target.job))?;
+        Ok(bytes.map(|b| parse(&String::from_utf8_lossy(&b))))
+    };
+    match read() {
+        Ok(values) => values.unwrap_or_default(),
+        Err(err) => {
+            tracing::debug!("cannot read the metrics file for the push: {err:#}");
+            Values::default()
+        }
+    }
 }
 
 fn seconds(t: SystemTime) -> f64 {
@@ -138,6 +188,7 @@ fn updated(mut values: Values, run: &Run) -> Values {
             end: seconds(run.ended),
             duration: run.duration.as_millis() as f64 / 1000.0,
             exit: f64::from(run.exit),
+            succeeded: Some(run.result == Counted::Succeeded),
         });
     }
     if run.result == Counted::Succeeded {
@@ -154,6 +205,7 @@ fn parse(text: &str) -> Values {
         end: f64::NAN,
         duration: f64::NAN,
         exit: f64::NAN,
+        succeeded: None,
     };
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let Some((series, value)) = line.rsplit_once(' ') else {
@@ -176,6 +228,13 @@ fn parse(text: &str) -> Values {
             "last_exit_code" => last.exit = value,
             "last_success_timestamp_seconds" if value > 0.0 => values.last_success = Some(value),
             "ping_failures_total" => values.ping_failures = value as u64,
+            "last_result" if value == 1.0 => {
+                if labels.contains("result=\"succeeded\"") {
+                    last.succeeded = Some(true);
+                } else if labels.contains("result=\"failed\"") {
+                    last.succeeded = Some(false);
+                }
+            }
             "runs_total" => {
                 for (i, counted) in Counted::ALL.iter().enumerate() {
                     if labels.contains(&format!("result=\"{}\"", counted.label())) {
@@ -195,55 +254,83 @@ fn parse(text: &str) -> Values {
     values
 }
 
-/// The file's text: each metric with its `# HELP` and `# TYPE` lines.
-fn render(job: &str, values: &Values) -> String {
-    let job = escape(job);
+/// The text: each metric with its `# HELP` and `# TYPE` lines, shaped for the textfile or
+/// for a push.
+fn render(job: &str, values: &Values, expect: Option<Expect>, shape: Shape) -> String {
+    let base = match shape {
+        Shape::Textfile => format!("job=\"{}\"", escape(job)),
+        Shape::Push => String::new(),
+    };
+    // The labels of a sample: the job's (textfile only) and `extra`.
+    let labels = |extra: &str| -> String {
+        let inner = [base.as_str(), extra]
+            .into_iter()
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(",");
+        match inner.is_empty() {
+            true => inner,
+            false => format!("{{{inner}}}"),
+        }
+    };
     let mut out = String::new();
     let mut metric = |name: &str, kind: &str, help: &str, samples: &[(String, f64)]| {
         let _ = writeln!(out, "# HELP {PREFIX}{name} {help}");
         let _ = writeln!(out, "# TYPE {PREFIX}{name} {kind}");
         for (labels, value) in samples {
-            let _ = writeln!(out, "{PREFIX}{name}{{{labels}}} {value}");
+            let _ = writeln!(out, "{PREFIX}{name}{labels} {value}");
         }
     };
-    let job_only = format!("job=\"{job}\"");
     if let Some(last) = values.last {
-        let gauges = [
-            (
-                "last_start_timestamp_seconds",
-                "When the last run that was not skipped started.",
-                last.start,
-            ),
-            (
-                "last_end_timestamp_seconds",
-                "When the last run that was not skipped ended.",
-                last.end,
-            ),
-            (
-                "last_duration_seconds",
-                "How long the last run that was not skipped took, attempts and waits included.",
-                last.duration,
-            ),
-            (
-                "last_exit_code",
-                "crontap-run's exit status for the last run that was not skipped.",
-                last.exit,
-            ),
-        ];
-        for (name, help, value) in gauges {
-            metric(name, "gauge", help, &[(job_only.clone(), value)]);
+        for (name, help, value) in last_gauges(&last) {
+            metric(name, "gauge", help, &[(labels(""), value)]);
+        }
+        if let Some(succeeded) = last.succeeded {
+            let samples = [("succeeded", succeeded), ("failed", !succeeded)].map(|(result, is)| {
+                (
+                    labels(&format!("result=\"{result}\"")),
+                    f64::from(u8::from(is)),
+                )
+            });
+            metric(
+                "last_result",
+                "gauge",
+                "1 for the result of the last run that was not skipped (a stopped run failed).",
+                &samples,
+            );
         }
     }
-    metric(
-        "last_success_timestamp_seconds",
-        "gauge",
-        "When the last successful run ended; 0 if none has succeeded yet.",
-        &[(job_only.clone(), values.last_success.unwrap_or(0.0))],
-    );
+    // The textfile says 0 for "never succeeded"; a push knows it only from this run or a
+    // textfile beside it, and says nothing when it does not know.
+    if shape == Shape::Textfile || values.last_success.is_some() {
+        metric(
+            "last_success_timestamp_seconds",
+            "gauge",
+            "When the last successful run ended; 0 if none has succeeded yet.",
+            &[(labels(""), values.last_success.unwrap_or(0.0))],
+        );
+    }
+    if let Some(expect) = expect {
+        metric(
+            "expected_period_seconds",
+            "gauge",
+            "How often the job is expected to succeed (--expect-every).",
+            &[(labels(""), expect.period.as_secs_f64())],
+        );
+        metric(
+            "expected_grace_seconds",
+            "gauge",
+            "How long after its period a job counts as late (--expect-grace).",
+            &[(labels(""), expect.grace.as_secs_f64())],
+        );
+    }
+    if shape == Shape::Push {
+        return out;
+    }
     let runs: Vec<(String, f64)> = Counted::ALL
         .iter()
         .zip(values.runs)
-        .map(|(c, n)| (format!("{job_only},result=\"{}\"", c.label()), n as f64))
+        .map(|(c, n)| (labels(&format!("result=\"{}\"", c.label())), n as f64))
         .collect();
     metric(
         "runs_total",
@@ -255,9 +342,35 @@ fn render(job: &str, values: &Values) -> String {
         "ping_failures_total",
         "counter",
         "Runs whose heartbeat ping could not be delivered.",
-        &[(job_only, values.ping_failures as f64)],
+        &[(labels(""), values.ping_failures as f64)],
     );
     out
+}
+
+/// The gauges of the last run that was not skipped.
+fn last_gauges(last: &Last) -> [(&'static str, &'static str, f64); 4] {
+    [
+        (
+            "last_start_timestamp_seconds",
+            "When the last run that was not skipped started.",
+            last.start,
+        ),
+        (
+            "last_end_timestamp_seconds",
+            "When the last run that was not skipped ended.",
+            last.end,
+        ),
+        (
+            "last_duration_seconds",
+            "How long the last run that was not skipped took, attempts and waits included.",
+            last.duration,
+        ),
+        (
+            "last_exit_code",
+            "crontap-run's exit status for the last run that was not skipped.",
+            last.exit,
+        ),
+    ]
 }
 
 /// A label value as the text format wants it.
@@ -290,7 +403,7 @@ mod tests {
     #[test]
     fn counters_carry_over_and_the_last_success_is_kept() {
         let first = updated(Values::default(), &run(Counted::Succeeded, 0, false));
-        let text = render("nightly", &first);
+        let text = render("nightly", &first, None, Shape::Textfile);
         assert!(text.contains("crontap_run_runs_total{job=\"nightly\",result=\"succeeded\"} 1\n"));
         assert!(text.contains("crontap_run_last_duration_seconds{job=\"nightly\"} 72.5\n"));
         assert!(text.contains(
@@ -315,6 +428,8 @@ mod tests {
         let text = render(
             "a",
             &updated(Values::default(), &run(Counted::Skipped, 0, false)),
+            None,
+            Shape::Textfile,
         );
         // Nothing ran yet: no "last" gauges, but a last success of 0 and all counters.
         assert!(!text.contains("last_exit_code"));
@@ -337,17 +452,50 @@ mod tests {
         );
     }
 
+    /// The push's shape: no job label, no counters, no last success unless known, and the
+    /// expected period and grace in both shapes; the result is read back from a file.
+    #[test]
+    fn the_push_shape_and_the_expected_period() {
+        let expect = Some(Expect {
+            period: Duration::from_secs(3600),
+            grace: Duration::from_secs(90),
+        });
+        let failed = updated(Values::default(), &run(Counted::Failed, 2, false));
+        let push = render("nightly", &failed, expect, Shape::Push);
+        assert!(push.contains("\ncrontap_run_last_exit_code 2\n"), "{push}");
+        assert!(
+            push.contains("crontap_run_last_result{result=\"failed\"} 1\n"),
+            "{push}"
+        );
+        assert!(
+            push.contains("crontap_run_expected_period_seconds 3600\n"),
+            "{push}"
+        );
+        assert!(
+            push.contains("crontap_run_expected_grace_seconds 90\n"),
+            "{push}"
+        );
+        assert!(!push.contains("job=") && !push.contains("_total"), "{push}");
+        assert!(!push.contains("last_success"), "{push}");
+        let text = render("nightly", &failed, expect, Shape::Textfile);
+        assert!(text.contains("crontap_run_expected_grace_seconds{job=\"nightly\"} 90\n"));
+        assert_eq!(parse(&text), failed);
+        assert_eq!(parse(&text).last.unwrap().succeeded, Some(false));
+    }
+
     #[test]
     fn unwritable_directory_is_an_error() {
         let target = Target {
             dir: PathBuf::from("/nonexistent/metrics"),
             job: "j".into(),
+            expect: None,
         };
         assert!(write(&target, &run(Counted::Succeeded, 0, false)).is_err());
         let tmp = tempfile::tempdir().unwrap();
         let target = Target {
             dir: tmp.path().to_owned(),
             job: "j".into(),
+            expect: None,
         };
         write(&target, &run(Counted::Succeeded, 0, false)).unwrap();
         write(&target, &run(Counted::Succeeded, 0, false)).unwrap();

@@ -13,7 +13,7 @@
 //! one has claimed, and a report is never sent twice.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::fault;
@@ -35,6 +35,8 @@ pub struct Effects {
     pub history: Option<HistoryTarget>,
     /// `--metrics-dir`, not in a dry run.
     pub metrics: Option<metrics::Target>,
+    /// `--metrics-push`, not in a dry run.
+    pub push: Option<metrics::push::Push>,
     /// `--output on-failure`: the command's output, held for the end to print or drop.
     pub hold: Option<Arc<Hold>>,
     pub run_id: String,
@@ -42,6 +44,9 @@ pub struct Effects {
     /// (for its duration).
     pub started: SystemTime,
     pub clock: Instant,
+    /// When the run ended as its metrics say, by both clocks: taken once, by the push or
+    /// the metrics file, whichever comes first, so that the two agree.
+    pub ended: OnceLock<(SystemTime, Duration)>,
 }
 
 /// A stateful run's history file and what its lines say of the run.
@@ -127,8 +132,13 @@ pub fn finish(
             Step::State => record_state(detail.held.take(), verdict),
             Step::Output => settle_output(effects.hold.as_ref(), verdict),
             Step::Report => {
+                // The push goes out beside the report, within the same budget.
+                let pushing = effects.start_push(verdict);
                 delivered = report(effects, verdict, detail.tails.as_ref());
                 guard::reported(&delivered);
+                if let Some(pushing) = pushing {
+                    pushing.wait();
+                }
             }
             Step::History => effects.write_history(verdict, &delivered),
             Step::Metrics => effects.write_metrics(verdict, &delivered),
@@ -216,19 +226,35 @@ impl Effects {
     fn write_metrics(&self, verdict: &Verdict, delivered: &Delivered) {
         fault::point("metrics");
         let Some(target) = &self.metrics else { return };
+        metrics::record(target, &self.metrics_run(verdict, delivered));
+    }
+
+    /// `--metrics-push`: the run's gauges, on their way beside the end report.
+    fn start_push(&self, verdict: &Verdict) -> Option<metrics::push::Pushing> {
+        let push = self.push.as_ref()?;
+        let run = self.metrics_run(verdict, &Delivered::NONE);
+        let reporter = &self.reporter;
+        let (policy, signals) = (reporter.policy_now(), &reporter.signals);
+        Some(push.beside(&run, policy, signals, guard::side_task))
+    }
+
+    /// The run as the metrics record it, ending now.
+    fn metrics_run(&self, verdict: &Verdict, delivered: &Delivered) -> metrics::Run {
         let result = match verdict.result {
             RunResult::Succeeded => Counted::Succeeded,
             RunResult::Skipped => Counted::Skipped,
             RunResult::Failed | RunResult::Stopped => Counted::Failed,
         };
-        let run = metrics::Run {
+        let (ended, duration) = *self
+            .ended
+            .get_or_init(|| (SystemTime::now(), self.elapsed()));
+        metrics::Run {
             result,
             started: self.started,
-            ended: SystemTime::now(),
-            duration: self.elapsed(),
+            ended,
+            duration,
             exit: verdict.exit,
             ping_failed: delivered.ping == PingResult::Failed,
-        };
-        metrics::record(target, &run);
+        }
     }
 }

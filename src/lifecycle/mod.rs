@@ -147,10 +147,12 @@ fn effects(config: &Config, signals: &SignalLog) -> Effects {
         },
         history,
         metrics: config.metrics.clone().filter(|_| !config.dry_run),
+        push: config.push.clone().filter(|_| !config.dry_run),
         hold: config.hold_output.as_deref().map(Hold::new),
         run_id: crate::random::uuid_v4(),
         started,
         clock: Instant::now(),
+        ended: std::sync::OnceLock::new(),
     }
 }
 

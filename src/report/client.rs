@@ -218,7 +218,8 @@ struct Rules {
 impl Rules {
     fn of(request: &Request, credentials: bool) -> Rules {
         Rules {
-            post: request.method == Method::Post,
+            // A request with a body (a POST, or a push's PUT) keeps its method.
+            post: request.method != Method::Get,
             https: request.url.scheme() == "https",
             url: request.url.clone(),
             credentials,
@@ -259,11 +260,17 @@ pub async fn send(
     let builder = match request.method {
         Method::Get => client.get(request.url.clone()),
         Method::Post => client.post(request.url.clone()),
+        Method::Put => client.put(request.url.clone()),
     };
     let builder = builder.headers(headers.clone());
+    // A push is Prometheus' text exposition format, version 0.0.4.
+    let content_type = match request.method {
+        Method::Put => "text/plain; version=0.0.4; charset=utf-8",
+        _ => "text/plain; charset=utf-8",
+    };
     let builder = match &request.body {
         Some(body) => builder
-            .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+            .header(header::CONTENT_TYPE, content_type)
             .body(body.clone()),
         None => builder,
     };

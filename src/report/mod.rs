@@ -293,7 +293,7 @@ impl Reporter {
     }
 
     /// The ping policy, cut down to the shutdown budget once crontap-run was told to stop.
-    fn policy_now(&self) -> ping::Policy {
+    pub(crate) fn policy_now(&self) -> ping::Policy {
         match self.signals.stop_requested() {
             Some(signal) => {
                 tracing::debug!(

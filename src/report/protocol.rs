@@ -59,6 +59,8 @@ pub struct Request {
 pub enum Method {
     Get,
     Post,
+    /// A Pushgateway's group, replaced whole (`--metrics-push`).
+    Put,
 }
 
 impl fmt::Display for Method {
@@ -66,6 +68,7 @@ impl fmt::Display for Method {
         f.write_str(match self {
             Method::Get => "GET",
             Method::Post => "POST",
+            Method::Put => "PUT",
         })
     }
 }

@@ -14,7 +14,7 @@ const URL_VAR: &str = "HEARTBEAT_FOR_TEST";
 
 /// Variables options read, written out by hand: the list made from the definition must hold
 /// at least these, so that it cannot lose one without a test failing.
-const KNOWN: [&str; 11] = [
+const KNOWN: [&str; 12] = [
     "CRONTAP_HEARTBEAT_URL_FILE",
     "CRONTAP_TIMEOUT",
     "CRONTAP_JOB",
@@ -25,6 +25,7 @@ const KNOWN: [&str; 11] = [
     "CRONTAP_STATE_TIMEOUT",
     "CRONTAP_PERIOD_TZ",
     "CRONTAP_METRICS_DIR",
+    "CRONTAP_METRICS_PUSH_URL",
     "CRONTAP_OUTPUT",
 ];
 
@@ -32,8 +33,9 @@ const KNOWN: [&str; 11] = [
 const READ_DIRECTLY: [&str; 3] = ["CRONTAP_HEARTBEAT_URL", "CRONTAP_LOG", "CRONTAP_FAULT"];
 
 /// Variables never passed to the job, set or empty (DESIGN.md, "Child environment").
-const KEPT_FROM_THE_JOB: [&str; 6] = [
+const KEPT_FROM_THE_JOB: [&str; 7] = [
     "CRONTAP_HEARTBEAT_URL",
+    "CRONTAP_METRICS_PUSH_URL",
     "CRONTAP_HEARTBEAT_URL_FILE",
     "CRONTAP_STATE_URL",
     "CRONTAP_STATE_URL_FILE",

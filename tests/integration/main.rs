@@ -22,6 +22,7 @@ mod history;
 mod kill_anywhere;
 mod logging;
 mod metrics;
+mod metrics_push;
 mod namespace;
 mod options;
 mod outlived;

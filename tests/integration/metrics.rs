@@ -148,6 +148,7 @@ fn two_jobs() -> TwoJobs {
             .arg("--metrics-dir")
             .arg(metrics)
             .args(["--job", "nightly", "--once-per", "1d"])
+            .args(["--expect-every", "1d", "--expect-grace", "2h"])
             .sh(script);
         assert_eq!(out.code, code, "{}", out.stderr);
     }
@@ -209,6 +210,17 @@ fn assert_two_jobs_values(text: &str, jobs: &TwoJobs) {
         "{text}"
     );
     assert_eq!(success, end, "{text}");
+    let result = |job: &str, result: &str| {
+        let series = format!("crontap_run_last_result{{job=\"{job}\",result=\"{result}\"}}");
+        value(text, &series)
+    };
+    assert_eq!(result("nightly", "succeeded"), Some(1.0), "{text}");
+    assert_eq!(result("nightly", "failed"), Some(0.0), "{text}");
+    assert_eq!(result(derived, "succeeded"), Some(1.0), "{text}");
+    // The job's expected period and grace, only where it was given.
+    assert_eq!(nightly("expected_period_seconds"), Some(86400.0), "{text}");
+    assert_eq!(nightly("expected_grace_seconds"), Some(7200.0), "{text}");
+    assert!(!text.contains(&format!("expected_period_seconds{{job=\"{derived}\"}}")));
     let duration = nightly("last_duration_seconds").unwrap();
     assert!((0.0..=(end - start) + 0.001).contains(&duration), "{text}");
 

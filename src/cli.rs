@@ -86,6 +86,12 @@ pub struct PlanArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "schedule")]
     pub url_dir: Option<PathBuf>,
 
+    /// The crontap-run that wrapped lines run, an absolute path on the cron host [default:
+    /// this binary's own path, symlinks resolved; the bare name where a PATH line of the
+    /// crontab holds its directory].
+    #[arg(long, value_name = "PATH", conflicts_with = "schedule")]
+    pub bin: Option<PathBuf>,
+
     /// IANA time zone the schedule's times are in (system tzdata); with --crontab, that of
     /// the lines before any CRON_TZ line (the cron host's zone) [default: the system's
     /// zone, /etc/localtime, as cron uses it].

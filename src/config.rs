@@ -426,6 +426,7 @@ pub fn plan_config(args: PlanArgs, env: &Environment) -> Result<PlanConfig> {
                 Some(dir) => plan_url_dir(dir)?,
                 None => PathBuf::from(plan::DEFAULT_URL_DIR),
             },
+            bin: plan_bin(args.bin)?,
         },
         (None, None) => bail!("plan needs --schedule or --crontab"),
     };
@@ -449,6 +450,38 @@ fn plan_url_dir(dir: PathBuf) -> Result<PathBuf> {
             bail!("--url-dir must be an absolute path (cron runs jobs in their home directory)")
         }
         None => bail!("--url-dir must be UTF-8 text"),
+    }
+}
+
+/// `--bin`, or this binary's own path with its symlinks resolved: written into every
+/// wrapped line, as the path cron runs (cron's PATH holds neither /usr/local/bin nor
+/// ~/.local/bin), so absolute and UTF-8 text without control characters.
+fn plan_bin(bin: Option<PathBuf>) -> Result<PathBuf> {
+    let Some(bin) = bin else {
+        let own = std::env::current_exe().and_then(std::fs::canonicalize);
+        let own = own.map_err(|e| {
+            anyhow::anyhow!(
+                "cannot find the path of this crontap-run binary ({e}); name it with --bin"
+            )
+        })?;
+        return match own.to_str() {
+            Some(text) if !text.chars().any(char::is_control) => Ok(own),
+            _ => bail!(
+                "this crontap-run binary's path is not plain UTF-8 text that a crontab line can \
+                 hold; name another with --bin"
+            ),
+        };
+    };
+    match bin.to_str() {
+        Some(text) if text.chars().any(char::is_control) => {
+            bail!("--bin must not hold control characters")
+        }
+        Some(text) if bin.is_absolute() && !text.ends_with('/') => Ok(bin),
+        Some(_) => bail!(
+            "--bin must be the absolute path of a crontap-run binary (cron's PATH is \
+             /usr/bin:/bin)"
+        ),
+        None => bail!("--bin must be UTF-8 text"),
     }
 }
 

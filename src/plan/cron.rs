@@ -1,6 +1,10 @@
 //! Cron schedules as Vixie cron and cronie read them: five fields (minute, hour, day of
 //! month, month, day of week) with lists, ranges, steps and month and weekday names, and
-//! the `@` macros.
+//! the `@` macros; cronie's `~` (one value picked at random when the crontab is loaded:
+//! [`Schedule::picks`] gives a schedule for each value it could pick), and a range that
+//! ends on Sunday as 0 (`fri-sun`, `5-0`: Friday to Sunday). A range that ends before it
+//! starts (`10-5`), which Debian's cron accepts and never fires on, selects nothing and
+//! leaves a warning ([`Schedule::warnings`]).
 //!
 //! Written here rather than taken from a crate: most crates that parse cron expressions
 //! work on chrono rather than jiff; jiff-cron, the one on jiff, reads the format of the
@@ -36,6 +40,26 @@ pub struct Schedule {
     /// cron's "wildcard" job, which runs again in an hour the clocks repeat; a job at fixed
     /// times runs once.
     pub wildcard: bool,
+    /// The `~` values of the schedule, each to be picked once.
+    random: Vec<Random>,
+    /// What the schedule holds that cron reads otherwise than it looks (`10-5`).
+    pub warnings: Vec<String>,
+}
+
+/// One `~` value: a field (0 minute … 4 weekday) and the bounds it is picked in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Random {
+    field: usize,
+    low: u32,
+    high: u32,
+}
+
+/// What one field sets.
+#[derive(Default)]
+struct Parsed {
+    bits: u64,
+    random: Vec<Random>,
+    warnings: Vec<String>,
 }
 
 /// Why a schedule cannot be read; the caller names the option or line.
@@ -144,22 +168,79 @@ impl Schedule {
                 fields.len()
             ));
         };
-        let bits = |i: usize, text: &str| parse_field(&FIELDS[i], text);
-        let mut weekdays = bits(4, dow)?;
-        // Day 7 is Sunday.
-        if weekdays & (1 << 7) != 0 {
-            weekdays |= 1;
-        }
+        let mut random = Vec::new();
+        let mut warnings = Vec::new();
+        let mut bits = |i: usize, text: &str| {
+            let parsed = parse_field(i, text)?;
+            random.extend(parsed.random);
+            warnings.extend(parsed.warnings);
+            Ok::<_, ParseError>(parsed.bits)
+        };
         Ok(Schedule {
             minutes: bits(0, minute)?,
             hours: bits(1, hour)? as u32,
             days: bits(2, dom)? as u32,
             months: bits(3, month)? as u16,
-            weekdays: (weekdays & 0x7f) as u8,
+            weekdays: sunday_is_0(bits(4, dow)?),
             dom_star: dom.starts_with('*'),
             dow_star: dow.starts_with('*'),
             wildcard: minute.starts_with('*') || hour.starts_with('*'),
+            random,
+            warnings,
         })
+    }
+
+    /// Whether the schedule holds a `~` value.
+    pub fn has_random(&self) -> bool {
+        !self.random.is_empty()
+    }
+
+    /// How many schedules [`Schedule::picks`] gives.
+    pub fn pick_count(&self) -> u64 {
+        self.random
+            .iter()
+            .map(|r| u64::from(r.high - r.low + 1))
+            .product()
+    }
+
+    /// The schedule for every value its `~` fields could pick, one schedule per set of
+    /// picks (itself when it has none).
+    pub fn picks(&self) -> Vec<Schedule> {
+        let mut all = vec![Schedule {
+            random: Vec::new(),
+            ..self.clone()
+        }];
+        for random in &self.random {
+            all = all
+                .iter()
+                .flat_map(|s| (random.low..=random.high).map(move |v| s.with(random.field, v)))
+                .collect();
+        }
+        all
+    }
+
+    /// This schedule with value `v` of field `field` set too.
+    fn with(&self, field: usize, v: u32) -> Schedule {
+        let mut s = self.clone();
+        match field {
+            0 => s.minutes |= 1 << v,
+            1 => s.hours |= 1 << v,
+            2 => s.days |= 1 << v,
+            3 => s.months |= 1 << v,
+            _ => s.weekdays |= sunday_is_0(1 << v),
+        }
+        s
+    }
+
+    /// Whether some field selects nothing, so that it never fires: a field of ranges that
+    /// end before they start.
+    pub fn selects_no_time(&self) -> bool {
+        let no_day = match self.dom_star || self.dow_star {
+            true => self.days == 0 || self.weekdays == 0,
+            false => self.days == 0 && self.weekdays == 0,
+        };
+        self.random.is_empty()
+            && (self.minutes == 0 || self.hours == 0 || self.months == 0 || no_day)
     }
 
     /// Whether the schedule fires on `date` (at the times [`Schedule::times`] lists).
@@ -187,15 +268,46 @@ impl Schedule {
     }
 }
 
-/// The bits a field sets: bit `n` for value `n`.
-fn parse_field(field: &Field, text: &str) -> Result<u64, ParseError> {
-    let mut bits = 0u64;
+/// Weekday bits with day 7 made Sunday's bit 0.
+fn sunday_is_0(bits: u64) -> u8 {
+    ((bits | (bits >> 7)) & 0x7f) as u8
+}
+
+/// What field `index` sets: bit `n` for value `n`, and its `~` values.
+fn parse_field(index: usize, text: &str) -> Result<Parsed, ParseError> {
+    let field = &FIELDS[index];
+    let mut parsed = Parsed::default();
     for element in text.split(',') {
         let (range, step) = match element.split_once('/') {
             Some((range, step)) => (range, Some(step)),
             None => (element, None),
         };
-        let (low, high) = match range {
+        if let Some((a, b)) = range.split_once('~') {
+            if step.is_some() {
+                return error(format!(
+                    "{} field {text:?}: a random value (`~`) takes no step",
+                    field.name
+                ));
+            }
+            let bound = |t: &str, default| match t {
+                "" => Ok(default),
+                t => value(field, t),
+            };
+            let (low, high) = (bound(a, field.low)?, bound(b, field.high)?);
+            if low > high {
+                return error(format!(
+                    "{} field {text:?}: the random range {range} ends before it starts",
+                    field.name
+                ));
+            }
+            parsed.random.push(Random {
+                field: index,
+                low,
+                high,
+            });
+            continue;
+        }
+        let (low, mut high) = match range {
             "*" => (field.low, field.high),
             _ => match range.split_once('-') {
                 Some((a, b)) => (value(field, a)?, value(field, b)?),
@@ -212,9 +324,14 @@ fn parse_field(field: &Field, text: &str) -> Result<u64, ParseError> {
                 }
             },
         };
+        // A weekday range that ends on Sunday as 0 ends on Sunday as 7 (`fri-sun`).
+        if index == 4 && high == 0 && low > 0 {
+            high = 7;
+        }
         if low > high {
-            return error(format!(
-                "{} field {text:?}: the range {range} ends before it starts",
+            parsed.warnings.push(format!(
+                "the {} range {range} ends before it starts: Debian's cron accepts it and \
+                 never fires on it (cronie refuses it)",
                 field.name
             ));
         }
@@ -231,10 +348,10 @@ fn parse_field(field: &Field, text: &str) -> Result<u64, ParseError> {
             },
         };
         for v in (low..=high).step_by(step as usize) {
-            bits |= 1 << v;
+            parsed.bits |= 1 << v;
         }
     }
-    Ok(bits)
+    Ok(parsed)
 }
 
 /// One value of a field: a number within its bounds, or a name.
@@ -264,120 +381,5 @@ fn number(text: &str) -> Option<u32> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use jiff::civil::date;
-
-    fn parse(text: &str) -> Schedule {
-        Schedule::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
-    }
-
-    fn err(text: &str) -> String {
-        Schedule::parse(text).unwrap_err().0
-    }
-
-    #[test]
-    fn lists_ranges_steps() {
-        let s = parse("0,30 */6 1-10/3 * *");
-        assert_eq!(s.minutes, 1 | 1 << 30);
-        assert_eq!(s.hours, 1 | 1 << 6 | 1 << 12 | 1 << 18);
-        assert_eq!(s.days, 1 << 1 | 1 << 4 | 1 << 7 | 1 << 10);
-        assert_eq!(s.months, 0x1ffe);
-        assert_eq!(s.weekdays, 0x7f);
-        let s = parse("5-10,58 0 * * *");
-        assert_eq!(
-            s.times(),
-            vec![(0, 5), (0, 6), (0, 7), (0, 8), (0, 9), (0, 10), (0, 58)]
-        );
-    }
-
-    #[test]
-    fn names_in_any_case_and_in_ranges() {
-        let s = parse("0 9 * JAN-mar,Dec Mon-Fri");
-        assert_eq!(s.months, 1 << 1 | 1 << 2 | 1 << 3 | 1 << 12);
-        assert_eq!(s.weekdays, 0b0111110);
-        // 7 is Sunday, alone or ending a range.
-        assert_eq!(parse("0 0 * * 7").weekdays, 1);
-        assert_eq!(parse("0 0 * * 5-7").weekdays, 1 | 1 << 5 | 1 << 6);
-        assert_eq!(parse("0 0 * * sat,sun").weekdays, 1 | 1 << 6);
-    }
-
-    #[test]
-    fn leading_zeros_as_cronie_reads_them() {
-        assert_eq!(parse("00 09 007 01 0005"), parse("0 9 7 1 5"));
-        assert_eq!(parse("0 0 1-00031/0002 * *"), parse("0 0 1-31/2 * *"));
-        assert!(err("0 0 00032 * *").contains("day of month 00032 is out of range"));
-    }
-
-    #[test]
-    fn wildcard_jobs() {
-        // cronie's MIN_STAR or HR_STAR: the first character of either field is `*`.
-        for wildcard in [
-            "* 3 * * *",
-            "*/15 * * * *",
-            "0 * * * *",
-            "0 */2 * * *",
-            "@hourly",
-        ] {
-            assert!(parse(wildcard).wildcard, "{wildcard}");
-        }
-        for fixed in [
-            "0 3 * * *",
-            "0-59 0-23 * * *",
-            "5,*/2 3 * * *",
-            "@daily",
-            "@weekly",
-        ] {
-            assert!(!parse(fixed).wildcard, "{fixed}");
-        }
-    }
-
-    #[test]
-    fn macros() {
-        assert_eq!(parse("@daily"), parse("0 0 * * *"));
-        assert_eq!(parse("@midnight"), parse("0 0 * * *"));
-        assert_eq!(parse("@hourly"), parse("0 * * * *"));
-        assert_eq!(parse("@weekly"), parse("0 0 * * 0"));
-        assert_eq!(parse("@monthly"), parse("0 0 1 * *"));
-        assert_eq!(parse("@yearly"), parse("0 0 1 1 *"));
-        assert_eq!(parse("@annually"), parse("0 0 1 1 *"));
-        assert!(err("@reboot").contains("boot"));
-        assert!(err("@fortnightly").contains("unknown macro"));
-    }
-
-    #[test]
-    fn day_of_month_or_day_of_week() {
-        // 2026-12-01 is a Tuesday, 2026-12-07 a Monday, 2026-12-08 a Tuesday.
-        let (first, monday, tuesday) = (date(2026, 12, 1), date(2026, 12, 7), date(2026, 12, 8));
-        // Both restricted: either matches.
-        let or = parse("0 0 1 * 1");
-        assert!(or.fires_on(first) && or.fires_on(monday) && !or.fires_on(tuesday));
-        // One starts with `*` (a step too): both must match.
-        let and = parse("0 0 */2 * 1");
-        assert!(!and.fires_on(first) && monday.day() % 2 == 1 && and.fires_on(monday));
-        assert!(!and.fires_on(tuesday));
-        let and = parse("0 0 1 * */1");
-        assert!(and.fires_on(first) && !and.fires_on(monday));
-        // Month always has to match.
-        assert!(!parse("0 0 1 jan 1").fires_on(monday));
-    }
-
-    #[test]
-    fn bad_schedules() {
-        assert!(err("0 9 * *").contains("five fields"));
-        assert!(err("0 9 * * * *").contains("five fields"));
-        assert!(err("60 * * * *").contains("minute 60 is out of range"));
-        assert!(err("* 24 * * *").contains("hour 24"));
-        assert!(err("* * 0 * *").contains("day of month 0"));
-        assert!(err("* * 32 * *").contains("day of month 32"));
-        assert!(err("* * * 13 *").contains("month 13"));
-        assert!(err("* * * * 8").contains("day of week 8"));
-        assert!(err("* * * * monday").contains("not a number or name"));
-        assert!(err("*/0 * * * *").contains("step"));
-        assert!(err("5/10 * * * *").contains("step needs a range"));
-        assert!(err("10-5 * * * *").contains("ends before"));
-        assert!(err("1,,2 * * * *").contains("not a number"));
-        assert!(err("* * * jan-feb-mar *").contains("not a number"));
-        assert!(err("").contains("five fields"));
-    }
-}
+#[path = "cron_tests.rs"]
+mod tests;

@@ -1,22 +1,25 @@
 //! `plan --crontab`: a crontab printed again with every job wrapped in crontap-run.
 //!
-//! Each job line becomes `crontap-run --job NAME --url-file DIR/NAME.url -- COMMAND`, under
-//! a comment with its heartbeat's period and grace. NAME is what a run of the wrapped
-//! command would derive (`job::derived_name`), made unique in the file. A command that
-//! needs the shell runs as `$SHELL -c '…'` ([`shell`]); cron's `%` rule and the command's
-//! input are kept. Blank lines, comments, variable lines, `@reboot` lines and lines already
-//! wrapped are printed as they are. `CRON_TZ` sets the zone of the schedules after it,
-//! `SHELL` the shell that wraps their commands.
+//! Each job line becomes `/path/to/crontap-run --job NAME --url-file DIR/NAME.url --
+//! COMMAND`, under a comment with its heartbeat's period and grace. crontap-run is named by
+//! its absolute path, as cron's PATH (`/usr/bin:/bin`) holds neither `/usr/local/bin` nor
+//! `~/.local/bin`, unless the crontab's `PATH` holds its directory. NAME comes from the
+//! command ([`names`]), unique in the file, also against the names lines already wrapped
+//! use. A command that needs the shell runs as `$SHELL -c '…'` ([`shell`]); cron's `%` rule
+//! and the command's input are kept. A wrapped command longer than Debian's cron takes is
+//! an error naming its line. Blank lines, comments, variable lines, `@reboot` lines and
+//! lines already wrapped are printed as they are. `CRON_TZ` sets the zone of the schedules
+//! after it (with a warning: Debian's cron ignores it), `SHELL` the shell that wraps their
+//! commands, `PATH` where cron finds crontap-run.
 
-use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
 
 use crate::plan::cron::Schedule;
+use crate::plan::names::{self, Names};
 use crate::plan::{NoPeriod, Planned, Zone, report, shell};
-use crate::state::job;
 
 /// How to read and wrap the crontab.
 pub struct Options<'a> {
@@ -25,12 +28,22 @@ pub struct Options<'a> {
     /// The zone of the lines before any `CRON_TZ` line; `None`: the system's.
     pub zone: Option<Zone>,
     pub url_dir: &'a Path,
+    /// The crontap-run binary the wrapped lines run: an absolute path.
+    pub bin: &'a Path,
 }
+
+/// The longest command Debian's cron takes (its `MAX_COMMAND` of 1000 bytes, less the
+/// terminating NUL and one more: `crontab` refuses 999 bytes with "command too long"). It
+/// counts every byte after the blanks that follow the schedule (and, in the system format,
+/// the user field): the standard input after `%` and trailing blanks included.
+pub const MAX_COMMAND: usize = 998;
 
 /// The crontab wrapped, and the heartbeat of each job wrapped.
 pub struct Rewritten {
     pub text: String,
     pub planned: Vec<Planned>,
+    /// One line each, naming the crontab line: what cron reads otherwise than it looks.
+    pub warnings: Vec<String>,
 }
 
 /// Plans one job: its schedule, the schedule as written, its zone and its job name.
@@ -41,9 +54,11 @@ struct Settings {
     zone: Option<Zone>,
     /// `SHELL`, if set: cron runs the commands with it.
     shell: Option<String>,
-    /// The job names taken, and for each name asked for the last suffix tried.
-    names: HashSet<String>,
-    suffixes: HashMap<String, u32>,
+    /// `PATH`, if set: where cron's shell finds programs.
+    path: Option<String>,
+    names: Names,
+    /// The warnings of the line being read.
+    warnings: Vec<String>,
 }
 
 /// Rewrites `text`; an error names the line.
@@ -52,19 +67,14 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
     let mut settings = Settings {
         zone: options.zone.clone(),
         shell: None,
-        // The names wrapped lines have, wherever they are: no job wrapped now may have them.
-        names: text
-            .lines()
-            .filter_map(|line| {
-                let entry = job_line(line, options.system).ok()??;
-                shell::wrapped_job(&shell::unescape(shell::split_input(entry.command).0))?
-            })
-            .collect(),
-        suffixes: HashMap::new(),
+        path: None,
+        names: taken_names(text, options.system),
+        warnings: Vec::new(),
     };
     let mut out = Rewritten {
         text: String::with_capacity(text.len() * 2),
         planned: Vec::new(),
+        warnings: Vec::new(),
     };
     for (i, line) in text.split_inclusive('\n').enumerate() {
         let (body, end) = match line.strip_suffix('\n') {
@@ -73,6 +83,10 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
         };
         let wrapped = rewrite_line(body, options, &mut settings, plan)
             .map_err(|e| anyhow!("--crontab line {}: {e:#}", i + 1))?;
+        for warning in settings.warnings.drain(..) {
+            out.warnings
+                .push(format!("--crontab line {}: {warning}", i + 1));
+        }
         match wrapped {
             Line::Wrapped(text, planned) => {
                 out.text.push_str(&report::comment(&planned));
@@ -81,8 +95,8 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
                 out.planned.push(*planned);
             }
             Line::Kept => out.text.push_str(body),
-            Line::NeverFires => {
-                out.text.push_str(report::NEVER_FIRES);
+            Line::NeverFires(comment) => {
+                out.text.push_str(comment);
                 out.text.push('\n');
                 out.text.push_str(body);
             }
@@ -92,13 +106,45 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
     Ok(out)
 }
 
+/// The names that lines already wrapped use, wherever they are: no job wrapped now may
+/// have them.
+fn taken_names(text: &str, system: bool) -> Names {
+    let mut names = Names::default();
+    let mut crontab_job: Option<String> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        if is_variable(trimmed) {
+            if let Some((name, value)) = variable_pair(trimmed)
+                && name == "CRONTAP_JOB"
+            {
+                crontab_job = Some(value);
+            }
+            continue;
+        }
+        let Ok(Some(entry)) = job_line(line, system) else {
+            continue;
+        };
+        let command = shell::unescape(shell::split_input(entry.command).0);
+        if shell::wrapped_job(&command).is_some()
+            && let Some(name) = names::of_wrapped(&command, crontab_job.as_deref())
+        {
+            names.take(name);
+        }
+    }
+    names
+}
+
+/// The comment above a line not wrapped because a range in its schedule selects nothing.
+const NO_TIME: &str = "# crontap-run plan: not wrapped: this schedule never fires (a range in it \
+                       ends before it starts, which Debian's cron accepts and never matches)";
+
 /// What becomes of one line.
 enum Line {
     /// Printed as it is.
     Kept,
     /// A job whose schedule never fires (a common way to turn a job off, which cron
     /// accepts): printed as it is, under a comment that says why it is not wrapped.
-    NeverFires,
+    NeverFires(&'static str),
     /// The wrapped line and its heartbeat.
     Wrapped(String, Box<Planned>),
 }
@@ -145,21 +191,35 @@ fn rewrite_line(
     if shell::wrapped_job(&command).is_some() {
         return Ok(Line::Kept);
     }
+    settings.warnings.extend(schedule.warnings.iter().cloned());
     let (argv, shown) = how_it_runs(&command, settings);
-    let name = settings.unique(job::derived_name(&argv));
+    let shell_command = shown.is_some().then_some(command.as_str());
+    let name = settings.names.unique(names::for_line(&argv, shell_command));
     let url_file = options.url_dir.join(format!("{name}.url"));
     let url_file = url_file
         .to_str()
         .ok_or_else(|| anyhow!("--url-dir is not UTF-8"))?
         .to_owned();
-    let wrapped = wrapped_command(&name, &url_file, written, &command, shown.as_deref())?;
+    let bin = bin_word(options.bin, settings.path.as_deref())?;
+    let wrapped = wrapped_command(&bin, &name, &url_file, written, &command, shown.as_deref())?;
+    let length = wrapped.len() + input.len();
+    if length > MAX_COMMAND {
+        return Err(anyhow!(
+            "the wrapped command would be {length} bytes, and Debian's cron refuses a command \
+             over {MAX_COMMAND} (\"command too long\", the whole crontab not installed): move \
+             the command into a script, or shorten --bin or --url-dir"
+        ));
+    }
     let zone = settings.zone.get_or_insert_with(Zone::system).clone();
     let mut planned = match plan(&schedule, entry.schedule, &zone, &name) {
         Ok(planned) => planned,
         Err(err) if err.downcast_ref::<NoPeriod>().is_some_and(NoPeriod::never) => {
             // The name goes back: no line uses it.
-            settings.names.remove(&name);
-            return Ok(Line::NeverFires);
+            settings.names.release(&name);
+            return Ok(Line::NeverFires(match schedule.selects_no_time() {
+                true => NO_TIME,
+                false => report::NEVER_FIRES,
+            }));
         }
         Err(err) => return Err(err),
     };
@@ -194,10 +254,41 @@ fn how_it_runs(command: &str, settings: &Settings) -> (Vec<OsString>, Option<Str
     (argv.into_iter().map(OsString::from).collect(), shown)
 }
 
-/// The command part of the wrapped line: crontap-run with the job's name and URL file, then
-/// the command as `written` (or `shown`, when it goes to the shell), escaped for cron; an
-/// error when cron would not read back the `command` that was meant.
+/// How the wrapped line names crontap-run: its absolute path, or its bare name when the
+/// crontab's `PATH` finds it there first (a directory before it that has a `crontap-run`
+/// of its own, on this host, would win).
+fn bin_word(bin: &Path, path: Option<&str>) -> Result<String> {
+    let text = bin.to_str().ok_or_else(|| anyhow!("--bin is not UTF-8"))?;
+    let Some(dir) = bin
+        .parent()
+        .filter(|_| bin.file_name() == Some("crontap-run".as_ref()))
+    else {
+        return Ok(shell::quote(text));
+    };
+    for entry in path.unwrap_or_default().split(':') {
+        // Cron's shell looks a relative entry up in the job's directory: no directory
+        // known here.
+        if !entry.starts_with('/') {
+            continue;
+        }
+        let entry = Path::new(entry);
+        let same = entry == dir || std::fs::canonicalize(entry).is_ok_and(|e| e == dir);
+        if same {
+            return Ok("crontap-run".to_owned());
+        }
+        if std::fs::symlink_metadata(entry.join("crontap-run")).is_ok() {
+            break;
+        }
+    }
+    Ok(shell::quote(text))
+}
+
+/// The command part of the wrapped line: crontap-run (`bin`, as a shell word) with the
+/// job's name and URL file, then the command as `written` (or `shown`, when it goes to the
+/// shell), escaped for cron; an error when cron would not read back the `command` that was
+/// meant.
 fn wrapped_command(
+    bin: &str,
     name: &str,
     url_file: &str,
     written: &str,
@@ -205,7 +296,7 @@ fn wrapped_command(
     shown: Option<&str>,
 ) -> Result<String> {
     let prefix = format!(
-        "crontap-run --job {name} --url-file {} -- ",
+        "{bin} --job {name} --url-file {} -- ",
         shell::quote(url_file)
     );
     // A simple command stays as written; the shell's one argument is escaped for cron.
@@ -224,22 +315,6 @@ fn wrapped_command(
     Ok(wrapped)
 }
 
-impl Settings {
-    /// `name`, or `name-2`, `name-3` … if an earlier line has it. The search for a name
-    /// goes on from where the last one for the same name stopped, so that many lines with
-    /// one command cost no more than as many names.
-    fn unique(&mut self, name: String) -> String {
-        let mut candidate = name.clone();
-        let n = self.suffixes.entry(name.clone()).or_insert(1);
-        while self.names.contains(&candidate) {
-            *n += 1;
-            candidate = format!("{name}-{n}");
-        }
-        self.names.insert(candidate.clone());
-        candidate
-    }
-}
-
 /// The job on a line that is neither blank, a comment nor a variable line; `None` for
 /// those and for `@reboot`. A line that is none of these is an error, as cron refuses it.
 fn job_line(line: &str, system: bool) -> Result<Option<Entry<'_>>> {
@@ -250,7 +325,8 @@ fn job_line(line: &str, system: bool) -> Result<Option<Entry<'_>>> {
     if first == '#' || is_variable(trimmed) {
         return Ok(None);
     }
-    if !(first.is_ascii_digit() || "*@-".contains(first)) {
+    // cronie's `~` may start a field too.
+    if !(first.is_ascii_digit() || "*@-~".contains(first)) {
         return Err(anyhow!(
             "neither a job, a variable nor a comment (cron would refuse the crontab)"
         ));
@@ -272,12 +348,10 @@ fn is_variable(line: &str) -> bool {
     after_name.trim_start_matches([' ', '\t']).starts_with('=')
 }
 
-/// A variable line, `NAME = value` (either side optionally quoted, as cron reads it):
-/// `CRON_TZ` and `SHELL` are noted.
-fn variable(line: &str, settings: &mut Settings) -> Result<()> {
-    let Some((name, value)) = line.split_once('=') else {
-        return Ok(());
-    };
+/// A variable line's name and value, `NAME = value`, either side optionally quoted, as
+/// cron reads it.
+fn variable_pair(line: &str) -> Option<(String, String)> {
+    let (name, value) = line.split_once('=')?;
     let unquote = |s: &str| {
         let s = s.trim();
         let quoted = s.len() >= 2
@@ -288,12 +362,25 @@ fn variable(line: &str, settings: &mut Settings) -> Result<()> {
             false => s.to_owned(),
         }
     };
-    let (name, value) = (unquote(name), unquote(value));
+    Some((unquote(name), unquote(value)))
+}
+
+/// A variable line: `CRON_TZ`, `SHELL` and `PATH` are noted.
+fn variable(line: &str, settings: &mut Settings) -> Result<()> {
+    let Some((name, value)) = variable_pair(line) else {
+        return Ok(());
+    };
     match name.as_str() {
         "CRON_TZ" => {
-            settings.zone = Some(Zone::named(&value).map_err(|e| anyhow!("CRON_TZ: {e}"))?)
+            settings.zone = Some(Zone::named(&value).map_err(|e| anyhow!("CRON_TZ: {e}"))?);
+            settings.warnings.push(format!(
+                "CRON_TZ={value}: the schedules after it are planned in {value}, as cronie \
+                 reads them, but Debian's and Ubuntu's cron ignore CRON_TZ and run every job \
+                 in the system's zone (/etc/localtime)"
+            ));
         }
         "SHELL" => settings.shell = Some(value),
+        "PATH" => settings.path = Some(value),
         _ => {}
     }
     Ok(())
@@ -346,3 +433,7 @@ impl<'a> Entry<'a> {
         }))
     }
 }
+
+#[cfg(test)]
+#[path = "crontab_tests.rs"]
+mod tests;

@@ -10,8 +10,10 @@
 pub mod cron;
 pub mod crontab;
 pub mod gaps;
+pub mod names;
 pub mod report;
 pub mod shell;
+pub mod words;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -52,6 +54,8 @@ pub enum Input {
         /// `--tz`: the zone of the lines before any `CRON_TZ` (else the system's).
         zone: Option<Zone>,
         url_dir: PathBuf,
+        /// The crontap-run the wrapped lines run (`--bin`, else this binary).
+        bin: PathBuf,
     },
 }
 
@@ -128,6 +132,10 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
             job,
             jitter,
         } => {
+            for warning in &schedule.warnings {
+                // A closed stderr is no reason to fail.
+                let _ = writeln!(io::stderr(), "crontap-run: warning: --schedule: {warning}");
+            }
             let planned = plan_one(schedule, text, zone, job.as_deref(), *jitter, &config)
                 .map_err(|e| match e.is::<NoPeriod>() {
                     true => anyhow!("--schedule {:?}: {e}", sanitize::one_line(text)),
@@ -143,16 +151,22 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
             system,
             zone,
             url_dir,
+            bin,
         } => {
             let text = read_crontab(path.as_deref())?;
             let lines = crontab::Options {
                 system: *system,
                 zone: zone.clone(),
                 url_dir,
+                bin,
             };
             let rewritten = crontab::rewrite(&text, &lines, &|schedule, text, zone, job| {
                 plan_one(schedule, text, zone, Some(job), Duration::ZERO, &config)
             })?;
+            for warning in &rewritten.warnings {
+                // A closed stderr is no reason to fail.
+                let _ = writeln!(io::stderr(), "crontap-run: warning: {warning}");
+            }
             warn_missing_url_files(&rewritten.planned);
             match config.json {
                 true => report::write_json_list(&mut out, &rewritten.planned),
@@ -279,7 +293,7 @@ pub fn plan_one(
 ) -> Result<Planned> {
     let now = jiff::Timestamp::now();
     let today = zone.tz.to_offset(now).to_datetime(now).date();
-    let gaps = gaps::compute(schedule, &zone.tz, today).map_err(NoPeriod)?;
+    let gaps = worst_gaps(schedule, &zone.tz, today)?;
     let grace = grace(job, jitter, config.state_dir.as_deref())?;
     Ok(Planned {
         name: job.unwrap_or(text).to_owned(),
@@ -290,6 +304,47 @@ pub fn plan_one(
         command: None,
         url_file: None,
     })
+}
+
+/// The most schedules a `~` schedule may stand for: each is walked over the horizon.
+const MAX_PICKS: u64 = 1440;
+
+/// The gaps of `schedule`; for one with `~` values, the worst over every value cron could
+/// pick: the longest of the longest gaps and the shortest of the shortest.
+fn worst_gaps(schedule: &Schedule, zone: &TimeZone, today: jiff::civil::Date) -> Result<Gaps> {
+    if schedule.selects_no_time() {
+        return Err(NoPeriod(Sparse::Never).into());
+    }
+    if !schedule.has_random() {
+        return Ok(gaps::compute(schedule, zone, today).map_err(NoPeriod)?);
+    }
+    if schedule.pick_count() > MAX_PICKS {
+        return Err(anyhow!(
+            "its `~` fields could pick {} different schedules; at most {MAX_PICKS} are \
+             measured (put `~` in fewer fields)",
+            schedule.pick_count()
+        ));
+    }
+    let mut worst: Option<Gaps> = None;
+    for pick in schedule.picks() {
+        let gaps = match gaps::compute(&pick, zone, today) {
+            Ok(gaps) => gaps,
+            // A pick that never fires (`~` in a February of 30 days): no heartbeat can
+            // follow a line that may never run.
+            Err(sparse) => return Err(NoPeriod(sparse).into()),
+        };
+        worst = Some(match worst {
+            None => gaps,
+            Some(w) => Gaps {
+                shortest_seconds: w.shortest_seconds.min(gaps.shortest_seconds),
+                longest: match gaps.longest.seconds() > w.longest.seconds() {
+                    true => gaps.longest,
+                    false => w.longest,
+                },
+            },
+        });
+    }
+    worst.ok_or_else(|| NoPeriod(Sparse::Never).into())
 }
 
 /// The grace: the longest recorded run of `job` (any result but skipped: a failure pings at

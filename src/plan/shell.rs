@@ -57,88 +57,107 @@ fn plain(c: char) -> bool {
     c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c)
 }
 
-/// Shell builtins and keywords: a command starting with one needs the shell (some exist as
-/// programs too, `echo` or `test`, but behave differently there).
+/// The builtins and reserved words of dash (dash(1): "Builtins", "Reserved Words") and of
+/// bash (bash(1): "SHELL BUILTIN COMMANDS", "Reserved Words"; `compgen -b` and `compgen
+/// -k`). A command starting with one needs the shell: some exist as programs too (`echo`,
+/// `test`, `kill`) but behave differently there, most (`cd`, `chdir`, `.`, `export`,
+/// `ulimit`) do not exist as programs at all, and a program cron's PATH finds for one
+/// (`/usr/bin/cd`) would run in a process of its own and change nothing.
 const SHELL_WORDS: &[&str] = &[
-    ".",
-    ":",
-    "[",
-    "[[",
-    "alias",
-    "bg",
-    "break",
-    "builtin",
+    // Reserved words (both shells).
+    "!",
+    "{",
+    "}",
     "case",
-    "cd",
-    "command",
-    "continue",
-    "declare",
     "do",
     "done",
-    "echo",
     "elif",
     "else",
     "esac",
+    "fi",
+    "for",
+    "if",
+    "in",
+    "then",
+    "until",
+    "while",
+    // bash's reserved words too.
+    "[[",
+    "]]",
+    "coproc",
+    "function",
+    "select",
+    "time",
+    // dash's builtins.
+    ".",
+    ":",
+    "[",
+    "alias",
+    "bg",
+    "break",
+    "cd",
+    "chdir",
+    "command",
+    "continue",
+    "echo",
     "eval",
     "exec",
     "exit",
     "export",
     "false",
+    "fc",
     "fg",
-    "fi",
-    "for",
-    "function",
     "getopts",
     "hash",
-    "if",
-    "in",
     "jobs",
     "kill",
-    "let",
     "local",
     "printf",
     "pwd",
     "read",
     "readonly",
     "return",
-    "select",
     "set",
     "shift",
-    "source",
     "test",
-    "then",
-    "time",
     "times",
     "trap",
     "true",
     "type",
-    "typeset",
     "ulimit",
     "umask",
     "unalias",
     "unset",
-    "until",
     "wait",
-    "while",
-    // bash's, for a crontab that sets SHELL=/bin/bash.
+    // bash's builtins not in dash.
+    "bind",
+    "builtin",
     "caller",
     "compgen",
     "complete",
     "compopt",
-    "coproc",
+    "declare",
     "dirs",
     "disown",
     "enable",
     "help",
     "history",
+    "let",
     "logout",
     "mapfile",
     "popd",
     "pushd",
     "readarray",
     "shopt",
+    "source",
     "suspend",
+    "typeset",
 ];
+
+/// Whether `word` is a builtin or reserved word of dash or bash.
+pub fn is_shell_word(word: &str) -> bool {
+    SHELL_WORDS.contains(&word)
+}
 
 /// The words of `command` if it is a simple command, which crontap-run can run without a
 /// shell and get the same arguments: words of plain characters only (no quotes, `$`,
@@ -151,7 +170,7 @@ pub fn simple_words(command: &str) -> Option<Vec<&str>> {
         .collect();
     let first = words.first()?;
     let plain_words = words.iter().all(|w| w.chars().all(plain));
-    let simple = plain_words && !first.contains('=') && !SHELL_WORDS.contains(first);
+    let simple = plain_words && !first.contains('=') && !is_shell_word(first);
     simple.then_some(words)
 }
 

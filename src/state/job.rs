@@ -43,6 +43,13 @@ fn is_name_byte(b: u8) -> bool {
 /// are different jobs. Stable across releases: changing it would orphan locks and keys.
 pub fn derived_name(command: &[OsString]) -> String {
     let program = command.first().map(|p| p.as_bytes()).unwrap_or_default();
+    name_after(program, command)
+}
+
+/// A name as [`derived_name`] makes it, its stem from `program` (a path or a file name)
+/// rather than from the command's first word: `plan --crontab` names a line that runs
+/// `sh -c 'cd /app && ./sync.sh'` after `sync.sh`, the digits still from every argument.
+pub fn name_after(program: &[u8], command: &[OsString]) -> String {
     let file_name = Path::new(std::ffi::OsStr::from_bytes(program))
         .file_name()
         .map(|n| n.as_bytes())

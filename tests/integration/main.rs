@@ -33,12 +33,14 @@ mod pg_server;
 mod ping;
 mod plan;
 mod plan_careless;
+mod plan_cron_as_it_is;
 mod plan_crontab;
 mod planted;
 mod program_corpus;
 mod properties;
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod proxy;
+mod quoted_back;
 #[cfg(feature = "redis")]
 mod redis_server;
 mod report;

@@ -7,7 +7,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use crate::harness::Crontap;
-use crate::plan_crontab::{command_field, cron_split, plan_crontab, stand_in};
+use crate::plan_crontab::{
+    command_field, cron_split, own_bin, plan_crontab, stand_in, stand_in_bin,
+};
 
 /// Lines that run crontap-run already, however they reach it, are left as they are: wrapped
 /// again, the outer run would take the heartbeat URL from the inner one.
@@ -29,7 +31,7 @@ fn lines_that_run_crontap_run_already_are_kept_however_they_reach_it() {
         lines[4]
     );
     assert!(
-        lines[5].starts_with("0 5 * * * crontap-run --job "),
+        lines[5].starts_with(&format!("0 5 * * * {} --job ", own_bin())),
         "{}",
         lines[5]
     );
@@ -94,7 +96,7 @@ fn with_another_shell_a_simple_command_still_goes_through_it() {
     std::fs::write(&bash_env, "show() { echo function \"$@\"; }\n").unwrap();
     let job = "* * * * * show a b";
     let crontab = format!("SHELL=/bin/bash\nBASH_ENV={}\n{job}\n", bash_env.display());
-    let out = plan_crontab(&crontab, &["--url-dir", "/x"]);
+    let out = plan_crontab(&crontab, &["--url-dir", "/x", "--bin", &stand_in_bin(&bin)]);
     let wrapped = out.stdout.lines().last().unwrap();
     assert!(wrapped.contains("-- /bin/bash -c 'show a b'"), "{wrapped}");
     let before = run_in_bash(command_field(job), &bash_env, &bin);
@@ -116,7 +118,7 @@ fn a_job_turned_off_with_a_date_that_never_comes_is_kept() {
     );
     assert_eq!(lines[1], "0 0 31 2 * /opt/disabled.sh");
     assert!(
-        lines[3].starts_with("0 0 * * * crontap-run --job daily.sh"),
+        lines[3].starts_with(&format!("0 0 * * * {} --job daily.sh", own_bin())),
         "{}",
         lines[3]
     );

@@ -222,6 +222,20 @@ pub(crate) fn stand_in(dir: &Path) {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// The path a wrapped line names crontap-run by: the binary that ran `plan`, symlinks
+/// resolved.
+pub(crate) fn own_bin() -> String {
+    std::fs::canonicalize(env!("CARGO_BIN_EXE_crontap-run"))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+/// The stand-in's path in `dir`, as `--bin` takes it.
+pub(crate) fn stand_in_bin(dir: &Path) -> String {
+    dir.join("crontap-run").display().to_string()
+}
+
 /// `plan --crontab -` with `crontab` on standard input, which must succeed.
 pub(crate) fn plan_crontab(crontab: &str, args: &[&str]) -> Output {
     let out = Crontap::new()
@@ -243,7 +257,10 @@ fn every_wrapped_job_does_what_it_did() {
     let crontab: String = JOBS.iter().map(|(line, _)| format!("{line}\n")).collect();
     // A quote, a `%` and a blank in the URL directory: quoted and escaped in the line.
     let url_dir = "/etc/cron'tap 100% keys";
-    let out = plan_crontab(&crontab, &["--url-dir", url_dir]);
+    let out = plan_crontab(
+        &crontab,
+        &["--url-dir", url_dir, "--bin", &stand_in_bin(&bin)],
+    );
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 2 * JOBS.len(), "{}", out.stdout);
     let mut names = Vec::new();
@@ -322,12 +339,13 @@ PATH = /usr/local/bin:/usr/bin:/bin
     let first = lines[9];
     let second = lines[11];
     let name = |line: &str| line.split(' ').nth(7).unwrap().to_owned();
+    let bin = own_bin();
     assert!(
-        first.starts_with("0 9 * * 1-5 crontap-run --job run.sh-"),
+        first.starts_with(&format!("0 9 * * 1-5 {bin} --job run.sh-")),
         "{first}"
     );
     assert!(
-        second.starts_with("30 9 * * 1-5 crontap-run --job run.sh-"),
+        second.starts_with(&format!("30 9 * * 1-5 {bin} --job run.sh-")),
         "{second}"
     );
     let (a, b) = (name(first), name(second));
@@ -490,7 +508,7 @@ fn the_system_crontab_format_and_its_shell() {
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines[0], "SHELL=/bin/bash");
     assert!(
-        lines[2].starts_with("17 * * * * root crontap-run --job bash-"),
+        lines[2].starts_with(&format!("17 * * * * root {} --job run-parts-", own_bin())),
         "the user field kept, the crontab's shell used: {}",
         lines[2]
     );
@@ -500,7 +518,7 @@ fn the_system_crontab_format_and_its_shell() {
         lines[2]
     );
     assert!(
-        lines[4].starts_with("25 6 * * * backup crontap-run"),
+        lines[4].starts_with(&format!("25 6 * * * backup {} --job test-", own_bin())),
         "{}",
         lines[4]
     );
@@ -525,7 +543,7 @@ fn with_shell_bash_the_wrapped_job_runs_in_bash_as_before() {
         "0 * * * * declare -A m=([k]=v); echo ${m[k]} ${#m[@]}",
     ];
     let crontab = format!("SHELL=/bin/bash\n{}\n", jobs.join("\n"));
-    let out = plan_crontab(&crontab, &[]);
+    let out = plan_crontab(&crontab, &["--bin", &stand_in_bin(&bin)]);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 1 + 2 * jobs.len(), "{}", out.stdout);
     for (i, line) in jobs.iter().enumerate() {

@@ -3,6 +3,7 @@
 //!
 //! - `examples`: every ```` ```console ```` example runs, and prints what the document shows;
 //! - `links`: every relative link and `#anchor` resolves;
+//! - `options`: every `--option` on a crontap-run command line is in that command's `--help`;
 //! - here: README.md stays short, and no table lists options (the reference is `--help`).
 //!
 //! CONTRIBUTING.md ("Documentation") says how to write an example these tests run.
@@ -10,6 +11,7 @@
 mod examples;
 mod links;
 mod markdown;
+mod options;
 
 /// The README is a newcomer's page: the rest belongs in docs/, CONTRIBUTING.md or
 /// bench/README.md.

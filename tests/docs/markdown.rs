@@ -1,6 +1,6 @@
 //! Just enough Markdown for the documentation checks: the documents themselves, their
 //! fenced code blocks (with the comment line before each), their headings as GitHub turns
-//! them into anchors, and their relative links.
+//! them into anchors, their relative links, and their inline code spans.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -207,6 +207,11 @@ pub fn link_targets(line: &str) -> Vec<String> {
 /// `line` with its inline code spans removed.
 fn without_code_spans(line: &str) -> String {
     line.split('`').step_by(2).collect::<Vec<_>>().join("")
+}
+
+/// The inline code spans of a prose line.
+pub fn code_spans(line: &str) -> Vec<&str> {
+    line.split('`').skip(1).step_by(2).collect()
 }
 
 /// Where a relative link from `doc` leads, from the repository's root; `None` when it

@@ -115,6 +115,11 @@ impl Values {
         }
     }
 
+    /// The values themselves, longest first.
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+
     /// `text` with every known value replaced by [`REDACTED`].
     pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
         match self.pattern.get_or_init(|| pattern(&self.values)) {

@@ -27,9 +27,11 @@
 //!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
+mod across;
 pub mod catalog;
 mod exact;
 mod formats;
+mod learned;
 mod marker;
 mod names;
 mod personal;
@@ -41,6 +43,8 @@ mod tokens;
 mod tool_flags;
 mod traces;
 mod userinfo;
+mod whole;
+mod wrapped;
 mod wrappers;
 
 use std::borrow::Cow;
@@ -51,6 +55,12 @@ pub use exact::secret_values as env_secrets;
 pub use exact::url_credentials as url_secrets;
 pub use marker::REDACTED;
 pub use traces::collapse as collapse_traces;
+
+/// Most passes of the layers over one text: a text whose every pass redacts one more value
+/// (`mysql -p` repeated) would otherwise cost as many passes as it has values.
+const MAX_PASSES: usize = 8;
+/// Most rounds of learning and removing: removing learned values can expose more to learn.
+const MAX_ROUNDS: usize = 3;
 
 /// All the layers, with the exact values of this run.
 pub struct Scrubber {
@@ -69,28 +79,96 @@ impl Scrubber {
         }
     }
 
-    /// Scrubs `text`. The layers run again on their own output until it no longer changes
-    /// (a replacement can expose a neighbour: a value cut short by a marker), so scrubbing
-    /// twice gives what scrubbing once gave.
-    ///
-    /// The loop needs no cap on its passes: every change a layer makes turns text into the
-    /// marker, so the text outside markers shrinks with each pass that changes anything,
-    /// and runs out. A pass that changed the text without shrinking it would break that
-    /// argument; it ends the loop (and fails debug builds, which the tests run).
+    /// Scrubs `text` as one text (`scrub_all` of one).
     pub fn scrub(&self, text: &str) -> String {
-        let text = normalise(text);
-        let mut text = self.scrub_once(&text);
-        loop {
+        self.scrub_all(&[text]).pop().unwrap_or_default()
+    }
+
+    /// Scrubs `texts` as one text, in two passes: the layers replace what they recognise,
+    /// and every value they replaced anywhere is learned (`marker::learning`); then every
+    /// occurrence of every learned or known value goes from all of them (`whole`), however
+    /// it is written. The two repeat, at most [`MAX_ROUNDS`] times, until neither changes
+    /// anything, so scrubbing the result again gives the result.
+    ///
+    /// The passes are bounded: the layers run again on their own output (a replacement
+    /// can expose a neighbour: a value cut short by a marker) until it no longer changes,
+    /// at most [`MAX_PASSES`] times in all; a text that still changes then is settled
+    /// line by line (`settle`). Every pass is linear in the text, so the whole is.
+    pub fn scrub_all(&self, texts: &[&str]) -> Vec<String> {
+        let mut texts: Vec<String> = texts.iter().map(|t| normalise(t).into_owned()).collect();
+        let mut values: Vec<String> = self
+            .exact
+            .values()
+            .iter()
+            .filter(|v| !v.contains(['\n', '\r']))
+            .cloned()
+            .collect();
+        let mut remover: Option<whole::Remover> = None;
+        let mut passes = 0;
+        for _ in 0..MAX_ROUNDS {
+            let (layered, learned) = marker::learning(|| {
+                texts
+                    .iter()
+                    .map(|t| self.layers(t, &mut passes))
+                    .collect::<Vec<_>>()
+            });
+            let fresh: Vec<String> = learned::values(learned)
+                .into_iter()
+                .filter(|v| !values.contains(v))
+                .collect();
+            if !fresh.is_empty() || (remover.is_none() && !values.is_empty()) {
+                values.extend(fresh);
+                remover = Some(whole::Remover::new(values.clone()));
+            }
+            let mut changed = false;
+            for (text, layered) in texts.iter_mut().zip(layered) {
+                let removed = remover.as_ref().and_then(|r| r.remove(&layered));
+                let out = merge_markers(removed.unwrap_or(layered));
+                changed |= out != *text;
+                *text = out;
+            }
+            if !changed {
+                return texts;
+            }
+        }
+        texts.into_iter().map(|t| self.settle(t)).collect()
+    }
+
+    /// The layers run on `text` until it stops changing, while `passes` (counted across
+    /// all the texts and rounds of one scrub) is below [`MAX_PASSES`].
+    fn layers(&self, text: &str, passes: &mut usize) -> String {
+        let mut text = text.to_owned();
+        while *passes < MAX_PASSES {
+            *passes += 1;
             let again = self.scrub_once(&text);
             if again == text {
-                return text;
-            }
-            let shrank = unmarked_len(&again) < unmarked_len(&text);
-            debug_assert!(shrank, "a scrubbing pass changed text without removing any");
-            if !shrank {
-                return again;
+                break;
             }
             text = again;
+        }
+        text
+    }
+
+    /// `text` made a fixed point once the passes ran out: each line that one more pass
+    /// would still change becomes the marker whole (a text whose lines that pass joins or
+    /// splits becomes one marker).
+    fn settle(&self, text: String) -> String {
+        let again = self.scrub_once(&text);
+        if again == text {
+            return text;
+        }
+        if again.split('\n').count() != text.split('\n').count() {
+            return REDACTED.to_owned();
+        }
+        let lines: Vec<&str> = text
+            .split('\n')
+            .zip(again.split('\n'))
+            .map(|(was, now)| if was == now { was } else { REDACTED })
+            .collect();
+        let settled = merge_markers(lines.join("\n"));
+        match self.scrub_once(&settled) == settled {
+            true => settled,
+            false => REDACTED.to_owned(),
         }
     }
 
@@ -99,6 +177,11 @@ impl Scrubber {
         // Shapes first: a private-key block must be seen whole before anything else edits it.
         let text = tokens::redact(&text);
         let text = structure::redact(&text);
+        // Forms whose value stands on another line than its name.
+        let text = match across::redact(&text) {
+            Some(changed) => Cow::Owned(changed),
+            None => text,
+        };
         // Random runs with a password's punctuation, once the rules that read a value by
         // where it stands have taken theirs whole.
         let text = match tokens::punctuated::redact(&text) {
@@ -172,16 +255,19 @@ fn merge_markers(text: String) -> String {
     if !text.contains(&twice) {
         return text;
     }
-    let mut text = text;
-    while text.contains(&twice) {
-        text = text.replace(&twice, REDACTED);
+    // One pass: a marker right after the one before it is left out.
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut last_end = usize::MAX;
+    for (at, _) in text.match_indices(REDACTED) {
+        if at == last_end {
+            out.push_str(&text[copied..at]);
+            copied = at + REDACTED.len();
+        }
+        last_end = at + REDACTED.len();
     }
-    text
-}
-
-/// The bytes of `text` outside markers.
-fn unmarked_len(text: &str) -> usize {
-    text.len() - text.matches(REDACTED).count() * REDACTED.len()
+    out.push_str(&text[copied..]);
+    out
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //!
 //! Each form looks at a line and at most the three after it, so the pass is linear.
 
+use super::learned;
 use super::marker::{self, Overlap, REDACTED};
 use super::names::names_a_secret;
 
@@ -188,7 +189,7 @@ fn auth_login_answer(
         if len >= 4 {
             let at = end - after.len() + (after.len() - answer.len());
             spans.push((at, at + len));
-            if let Some(password) = decode_base64(&answer[..len]) {
+            if let Some(password) = learned::decode_base64(&answer[..len]) {
                 marker::learn(&password);
             }
         }
@@ -198,30 +199,6 @@ fn auth_login_answer(
 
 fn is_base64(c: u8) -> bool {
     c.is_ascii_alphanumeric() || b"+/=".contains(&c)
-}
-
-/// The text `encoded` (standard base64, padded or not) decodes to, when it is UTF-8.
-fn decode_base64(encoded: &str) -> Option<String> {
-    let mut bits = 0u32;
-    let mut count = 0;
-    let mut out = Vec::with_capacity(encoded.len() * 3 / 4);
-    for c in encoded.bytes().take_while(|&c| c != b'=') {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        };
-        bits = bits << 6 | u32::from(v);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// The rest of a quoted value on the line under one that ends in `'[REDACTED]` with the
@@ -329,7 +306,7 @@ mod tests {
             learned.contains(&"Winter42harbor$".to_owned()),
             "{learned:?}"
         );
-        assert_eq!(decode_base64("YXBw").as_deref(), Some("app"));
+        assert_eq!(learned::decode_base64("YXBw").as_deref(), Some("app"));
     }
 
     #[test]

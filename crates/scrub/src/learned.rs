@@ -28,30 +28,75 @@ const MIN_WORD: usize = 8;
 /// The values worth learning among the `pieces` the layers replaced, without repeats.
 pub(crate) fn values(pieces: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut push = |v: &str| {
-        if worth_learning(v) && !out.iter().any(|o| o == v) {
-            out.push(v.to_owned());
-        }
-    };
     for piece in pieces {
         let piece = trim(&piece);
-        push(piece);
         if !worth_learning(piece) {
             // A path or a number: none of its parts is a secret either.
-        } else if !piece.contains(char::is_whitespace) {
-            // URL user info: the password after the user.
-            if let Some((_, password)) = piece.split_once(':') {
-                push(trim(password));
-            }
-        } else {
+            continue;
+        }
+        learn(piece, &mut out);
+        if piece.contains(char::is_whitespace) {
             for word in piece.split_whitespace().map(trim) {
                 if distinctive(word) {
-                    push(word);
+                    learn(word, &mut out);
                 }
             }
         }
     }
     out
+}
+
+/// Adds `value` to `out` if it is worth learning and new, then what it holds: the password
+/// after a user and `:` (URL user info), and what it decodes to when it is base64 of text
+/// (`user:password`, `\0user\0password` of SASL PLAIN, a password that AUTH LOGIN sent).
+fn learn(value: &str, out: &mut Vec<String>) {
+    let mut push = |v: &str| {
+        if worth_learning(v) && !out.iter().any(|o| o == v) {
+            out.push(v.to_owned());
+        }
+    };
+    push(value);
+    if value.contains(char::is_whitespace) {
+        return;
+    }
+    if let Some((_, password)) = value.split_once(':') {
+        push(trim(password));
+    }
+    if let Some(decoded) = decode_base64(value) {
+        push(&decoded);
+        let last = decoded.rsplit('\0').next().unwrap_or_default();
+        push(last);
+        if let Some((_, password)) = last.split_once(':') {
+            push(password);
+        }
+    }
+}
+
+/// The text `encoded` (base64, either alphabet, padded or not) decodes to, when it is
+/// printable UTF-8 (NULs, which separate SASL PLAIN's parts, allowed).
+pub(crate) fn decode_base64(encoded: &str) -> Option<String> {
+    let mut bits = 0u32;
+    let mut count = 0;
+    let mut out = Vec::with_capacity(encoded.len() * 3 / 4);
+    for c in encoded.trim_end_matches('=').bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        bits = bits << 6 | u32::from(v);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+        }
+    }
+    let text = String::from_utf8(out).ok()?;
+    let printable = !text.chars().any(|c| c.is_control() && c != '\0');
+    printable.then_some(text)
 }
 
 /// `piece` without the blanks, quotes and trailing separators around it.
@@ -225,6 +270,8 @@ mod tests {
             "enabled",
             "two\nlines here",
             "correct horse battery staple",
+            "YXBwOldpbnRlcjQyaGFyYm9yJA==",
+            "AGFwcABTdW1tZXIxOWZqb3JkIQ==",
         ]
         .map(String::from);
         assert_eq!(
@@ -237,6 +284,11 @@ mod tests {
                 "Bearer Zq8vN2xLw4Rt",
                 "Zq8vN2xLw4Rt",
                 "correct horse battery staple",
+                "YXBwOldpbnRlcjQyaGFyYm9yJA==",
+                "app:Winter42harbor$",
+                "AGFwcABTdW1tZXIxOWZqb3JkIQ==",
+                "\0app\0Summer19fjord!",
+                "Summer19fjord!",
             ]
         );
     }

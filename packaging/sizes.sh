@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The binary size table in README.md (Performance, Size), from the binaries in dist/ that
+# The binary size table in bench/README.md (Size), from the binaries in dist/ that
 # packaging/release.sh built, so the table is measured rather than typed.
 #
 #   packaging/sizes.sh            print the table
-#   packaging/sizes.sh --write    put it in README.md, between the sizes:begin/end markers
-#   packaging/sizes.sh --check    fail if README.md's figures are more than 1 % off
+#   packaging/sizes.sh --write    put it in bench/README.md, between the sizes:begin/end markers
+#   packaging/sizes.sh --check    fail if bench/README.md's figures are more than 1 % off
 #
 # --check is what CI runs (packaging/test-release.sh, after release.sh): it lets small
 # changes through, so that not every commit needs a release build, and stops the table
@@ -16,7 +16,7 @@ targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
 flavours=(default full)
 name=crontap-run
 max_size=4194304 # 4 MiB, release.sh's bound for the default binary
-readme=README.md
+readme=bench/README.md
 begin='<!-- sizes:begin (packaging/sizes.sh --write) -->'
 end='<!-- sizes:end -->'
 

@@ -187,8 +187,8 @@ sums_names=$(awk '{ print $2 }' dist/SHA256SUMS | sort)
     fail "SHA256SUMS names:"$'\n'"$sums_names"
 (cd dist && sha256sum --check --strict --quiet SHA256SUMS) || fail "SHA256SUMS does not match dist/"
 cmp -s dist/install.sh install.sh || fail "dist/install.sh is not the repository's install.sh"
-packaging/sizes.sh --check || fail "README's binary size table is out of date"
-ok "README's size table matches the release binaries (packaging/sizes.sh --check)"
+packaging/sizes.sh --check || fail "bench/README.md's binary size table is out of date"
+ok "bench/README.md's size table matches the release binaries (packaging/sizes.sh --check)"
 ok "dist/ holds exactly ${released[*]} and SHA256SUMS, which lists the others by bare name and matches them"
 
 echo "== archives"

@@ -18,9 +18,18 @@
 //!    JWTs, private keys, long high-entropy strings;
 //! 3. credentials by where they stand (`structure`): URL user info, headers, `curl -u`,
 //!    query parameters, `name=value` forms, the credential forms tools print; then the
-//!    randomness test over runs with a password's punctuation (`tokens/punctuated`);
-//! 4. personal data (`personal`): e-mail addresses, card numbers, IBANs, phone numbers,
+//!    randomness test over runs with a password's punctuation (`tokens/punctuated`, after
+//!    `across`);
+//! 4. forms whose value stands on another line (`across`): a YAML value under its key,
+//!    Spring's `Value:` under a password property, the answer to AUTH LOGIN's password
+//!    challenge, the rest of a quoted value that the line end cut;
+//! 5. personal data (`personal`): e-mail addresses, card numbers, IBANs, phone numbers,
 //!    public IP addresses.
+//!
+//! That is the first of two passes over the whole text: every range a layer replaces is
+//! learned (`marker::learning`, `learned`), and the second pass (`whole`, `wrapped`) removes
+//! every occurrence of every learned or known value, however it is written, wherever it
+//! stands. The passes repeat until nothing changes, within a cap.
 //!
 //! Beside the layers, `traces` collapses stack traces before the summary picks its line
 //! (after `wrappers` removes log prefixes and SQLAlchemy tails around them).

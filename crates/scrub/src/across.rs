@@ -84,8 +84,11 @@ fn value_span(start: usize, line: &str) -> Option<(usize, usize)> {
         s += 1;
         e -= 1;
     }
-    (e > s && !trimmed.starts_with(REDACTED) && !trimmed[1..].starts_with(REDACTED))
-        .then_some((s, e))
+    (e > s
+        && !trimmed
+            .trim_start_matches(['\'', '"'])
+            .starts_with(REDACTED))
+    .then_some((s, e))
 }
 
 /// `password:` (or `- password:`, or `password: |`) then the value on the lines below.

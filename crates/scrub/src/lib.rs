@@ -121,6 +121,7 @@ impl Scrubber {
                     .map(|t| self.layers(t, &mut passes))
                     .collect::<Vec<_>>()
             });
+            let done = layered.iter().all(|(_, done)| *done);
             let fresh: Vec<String> = learned::values(learned)
                 .into_iter()
                 .filter(|v| !values.contains(v))
@@ -130,39 +131,47 @@ impl Scrubber {
                 remover = Some(whole::Remover::new(values.clone()));
             }
             let mut changed = false;
-            for (text, layered) in texts.iter_mut().zip(layered) {
-                let removed = remover.as_ref().and_then(|r| r.remove(&layered));
-                let out = merge_markers(removed.unwrap_or(layered));
+            for (text, (layered, _)) in texts.iter_mut().zip(layered) {
+                let out = remove(remover.as_ref(), layered);
                 changed |= out != *text;
                 *text = out;
+            }
+            if !done {
+                // The passes ran out before the layers were done.
+                break;
             }
             if !changed {
                 return texts;
             }
         }
-        texts.into_iter().map(|t| self.settle(t)).collect()
+        texts
+            .into_iter()
+            .map(|t| self.settle(t, remover.as_ref()))
+            .collect()
     }
 
     /// The layers run on `text` until it stops changing, while `passes` (counted across
-    /// all the texts and rounds of one scrub) is below [`MAX_PASSES`].
-    fn layers(&self, text: &str, passes: &mut usize) -> String {
+    /// all the texts and rounds of one scrub) is below [`MAX_PASSES`]; with whether they
+    /// were done (the last pass changed nothing) before the passes ran out.
+    fn layers(&self, text: &str, passes: &mut usize) -> (String, bool) {
         let mut text = text.to_owned();
         while *passes < MAX_PASSES {
             *passes += 1;
             let again = self.scrub_once(&text);
             if again == text {
-                break;
+                return (text, true);
             }
             text = again;
         }
-        text
+        (text, false)
     }
 
     /// `text` made a fixed point once the passes ran out: each line that one more pass
-    /// would still change becomes the marker whole (a text whose lines that pass joins or
-    /// splits becomes one marker).
-    fn settle(&self, text: String) -> String {
-        let again = self.scrub_once(&text);
+    /// (the layers, then removing) would still change becomes the marker whole (a text
+    /// whose lines that pass joins or splits becomes one marker).
+    fn settle(&self, text: String, remover: Option<&whole::Remover>) -> String {
+        let pass = |t: &str| remove(remover, self.scrub_once(t));
+        let again = pass(&text);
         if again == text {
             return text;
         }
@@ -175,7 +184,7 @@ impl Scrubber {
             .map(|(was, now)| if was == now { was } else { REDACTED })
             .collect();
         let settled = merge_markers(lines.join("\n"));
-        match self.scrub_once(&settled) == settled {
+        match pass(&settled) == settled {
             true => settled,
             false => REDACTED.to_owned(),
         }
@@ -199,6 +208,14 @@ impl Scrubber {
         };
         let text = personal::redact(&text);
         merge_markers(text.into_owned())
+    }
+}
+
+/// `text` with every value `remover` knows removed, and touching markers made one.
+fn remove(remover: Option<&whole::Remover>, text: String) -> String {
+    match remover.and_then(|r| r.remove(&text)) {
+        Some(removed) => merge_markers(removed),
+        None => merge_markers(text),
     }
 }
 

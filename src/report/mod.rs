@@ -30,6 +30,8 @@ pub mod secrets;
 pub(crate) mod start;
 pub mod summary;
 pub(crate) mod tls;
+#[cfg(test)]
+mod whole_text_tests;
 
 use std::io::{self, Write};
 use std::sync::Arc;

@@ -479,6 +479,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "URL", env = "CRONTAP_METRICS_PUSH_URL")]
     pub metrics_push: Option<String>,
 
+    /// Whether `metrics_push` was given on the command line (where `ps` shows it).
+    #[arg(skip)]
+    pub push_on_command_line: bool,
+
     /// How often the job is expected to succeed (its heartbeat's period), exported with the
     /// metrics (crontap_run_expected_period_seconds) for alert rules: a job whose last
     /// success is older than this and --expect-grace is late.
@@ -605,12 +609,14 @@ impl Cli {
     /// values are moved out of `matches`, which `from_arg_matches` would copy whole).
     fn from_matches(mut matches: ArgMatches) -> Result<Cli, clap::Error> {
         let run_sources = StateUrlArgs::sources(&matches);
+        let push_typed = matches.value_source("metrics_push") == Some(ValueSource::CommandLine);
         let sub_sources = match matches.subcommand() {
             Some(("history", sub)) => Some(StateUrlArgs::sources(sub)),
             _ => None,
         };
         let mut cli = Cli::from_arg_matches_mut(&mut matches)?;
         cli.run.state.set_sources(run_sources);
+        cli.run.push_on_command_line = push_typed;
         if let (Some(Command::History(args)), Some(sources)) = (&mut cli.subcommand, sub_sources) {
             args.state.set_sources(sources);
         }

@@ -264,6 +264,17 @@ impl Config {
         if let Some(url) = &state_url {
             url.warn_if_password_in_ps();
         }
+        if args.push_on_command_line
+            && args
+                .metrics_push
+                .as_deref()
+                .is_some_and(location::has_password)
+        {
+            tracing::warn!(
+                "--metrics-push holds a password, which every user of this host can read in \
+                 `ps`: give the URL in CRONTAP_METRICS_PUSH_URL"
+            );
+        }
 
         let mut env_remove: Vec<String> = REMOVED_VARS
             .iter()

@@ -281,3 +281,14 @@ mod tests {
         assert!(service_message(long.as_bytes()).unwrap().len() <= MESSAGE_MAX);
     }
 }
+
+/// The ping URL a service answered with, as the URL file will hold it. A control character
+/// or a space is refused rather than passed to the URL parser, which drops tabs and line
+/// feeds without a word: the file would then hold another URL than the one answered. The
+/// error names `source`, never the text.
+pub fn answered_url(text: &str, source: &str) -> Result<HeartbeatUrl> {
+    if text.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(anyhow!("{source} holds a control character or a space"));
+    }
+    HeartbeatUrl::parse(text, source)
+}

@@ -28,5 +28,5 @@ pub fn create(api: &Api, wanted: &Wanted) -> Result<HeartbeatUrl> {
             api::field_names(&answer)
         )
     })?;
-    HeartbeatUrl::parse(&text, "the ping URL the Crontap API returned")
+    api::answered_url(&text, "the ping URL the Crontap API returned")
 }

@@ -57,7 +57,7 @@ pub fn create(api: &Api, wanted: &Wanted) -> Result<Made> {
         )
     })?;
     Ok(Made {
-        url: HeartbeatUrl::parse(&text, "the ping URL the Healthchecks API returned")?,
+        url: api::answered_url(&text, "the ping URL the Healthchecks API returned")?,
         created: answer.status == reqwest::StatusCode::CREATED,
     })
 }

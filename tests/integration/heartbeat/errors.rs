@@ -135,6 +135,20 @@ fn answers_that_are_not_json_or_lack_the_url_are_errors() {
             r#"{"ping_url": "ftp://x/y"}"#.to_owned(),
             "must be an http or https URL",
         ),
+        // A URL parser drops tabs and line feeds silently: the file would keep another URL
+        // than the one the service answered with.
+        (
+            r#"{"ping_url": "http://127.0.0.1:9/ping/abc\nCRONTAP_X=1"}"#.to_owned(),
+            "holds a control character or a space",
+        ),
+        (
+            r#"{"ping_url": "http://127.0.0.1:9/ping/a\tb"}"#.to_owned(),
+            "holds a control character or a space",
+        ),
+        (
+            r#"{"ping_url": "http://127.0.0.1:9/ping/a b"}"#.to_owned(),
+            "holds a control character or a space",
+        ),
     ];
     for (body, said) in cases {
         api.answer_with(201, &body);

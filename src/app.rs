@@ -1,5 +1,5 @@
 //! One invocation: parse the arguments, read the environment once, and do what was asked:
-//! a run ([`lifecycle::run`]), `history`, `check` or `plan`.
+//! a run ([`lifecycle::run`]), `history`, `check`, `plan` or `heartbeat`.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::Command;
 use crate::config::{self, Config, Environment, HistoryConfig};
+use crate::heartbeat;
 use crate::lifecycle;
 use crate::plan;
 use crate::report::check;
@@ -25,7 +26,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     match cli.subcommand {
         Some(Command::History(args)) => print_history(&HistoryConfig::new(args, &env)?),
         Some(Command::Check(args)) => check::run(&config::check_config(args, &env)?),
+        Some(Command::Plan(args)) if args.create => {
+            heartbeat::plan_create::run(&config::plan_create_config(args, &env)?)
+        }
         Some(Command::Plan(args)) => plan::run(config::plan_config(args, &env)?),
+        Some(Command::Heartbeat(args)) => heartbeat::run(config::heartbeat_config(args, &env)?),
         None => Ok(ExitCode::from(lifecycle::run(Config::new(
             cli.run,
             cli.command,

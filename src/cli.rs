@@ -59,12 +59,139 @@ pub enum Command {
     /// HTTP status and latency. Exit 0 only for a 2xx answer.
     Check(CheckArgs),
     /// Say what a heartbeat needs for a cron schedule (period and grace), or print a
-    /// crontab again with every job wrapped in crontap-run. Sends nothing, writes nothing.
+    /// crontab again with every job wrapped in crontap-run. Sends and writes nothing unless
+    /// --create.
     Plan(PlanArgs),
+    /// Create a heartbeat on Crontap or Healthchecks and keep its ping URL in a file, verify
+    /// it from this host, or list the pings the service recorded.
+    Heartbeat(HeartbeatArgs),
+}
+
+/// Create a heartbeat on Crontap or Healthchecks and keep its ping URL in a file, verify
+/// it from this host, or list the pings the service recorded.
+#[derive(Debug, Args)]
+pub struct HeartbeatArgs {
+    #[command(subcommand)]
+    pub action: HeartbeatAction,
+
+    #[command(flatten)]
+    pub api: ApiArgs,
+}
+
+/// What `heartbeat` does.
+#[derive(Debug, Subcommand)]
+pub enum HeartbeatAction {
+    /// Create the heartbeat and write its ping URL to --url-file.
+    ///
+    /// The period and grace are as `plan` computes them; the file is mode 0600, and the URL
+    /// is never printed. With a URL already in the file, nothing is created. Keys:
+    /// CRONTAP_CLIENT_ID and CRONTAP_API_KEY, or HEALTHCHECKS_API_KEY (each also from a
+    /// file named by the same variable with _FILE).
+    Create(CreateArgs),
+    /// Ping the heartbeat and read back that the service recorded it.
+    ///
+    /// One success ping to the URL in --url-file, as `check` sends it; on Healthchecks, the
+    /// check is read back. Exit 0 only when the ping was answered 2xx and recorded.
+    Verify(VerifyArgs),
+    /// List the pings the service recorded, oldest first (Healthchecks).
+    ///
+    /// For the heartbeat in --url-file: time, kind, exit status, duration and sender.
+    Pings(PingsArgs),
+}
+
+/// The heartbeat service's API.
+#[derive(Debug, Args)]
+pub struct ApiArgs {
+    /// The service: `crontap` (Crontap's REST API) or `healthchecks` (the Management API v3
+    /// of healthchecks.io or a self-hosted Healthchecks) [default: crontap].
+    #[arg(long, global = true, value_name = "crontap|healthchecks", value_enum)]
+    pub service: Option<Service>,
+
+    /// The API's base URL [default: https://api.crontap.com, or https://healthchecks.io].
+    #[arg(long, global = true, value_name = "URL")]
+    pub api_url: Option<String>,
+}
+
+/// `--service`: where heartbeats are created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Service {
+    Crontap,
+    Healthchecks,
+}
+
+/// Create the heartbeat and write its ping URL to --url-file.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("timing").required(true).args(["schedule", "period"]))]
+pub struct CreateArgs {
+    /// The heartbeat's name on the service (unique there).
+    #[arg(long, value_name = "NAME")]
+    pub name: String,
+
+    /// The job's cron schedule: the period is the longest gap between its starts
+    /// (Healthchecks gets the schedule and zone themselves).
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub schedule: Option<String>,
+
+    /// IANA time zone of --schedule [default: the system's zone, as cron uses it].
+    #[arg(long, value_name = "ZONE", requires = "schedule")]
+    pub tz: Option<String>,
+
+    /// A fixed period instead of --schedule (e.g. 1h, 1d).
+    #[arg(long, value_name = "DUR", value_parser = duration, conflicts_with = "schedule")]
+    pub period: Option<Duration>,
+
+    /// The grace [default: the longest recorded run of --job plus --jitter, at least 1m].
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub grace: Option<Duration>,
+
+    /// The job whose recorded runs set the grace [default: --name].
+    #[arg(long, value_name = "NAME")]
+    pub job: Option<String>,
+
+    /// The state directory the runs were recorded in [default: as for running a job].
+    #[arg(long, value_name = "DIR", env = "CRONTAP_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
+
+    /// The `--jitter` the job runs with: added to the grace.
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub jitter: Option<Duration>,
+
+    /// Where the ping URL is written (its directory is made 0700 if missing).
+    #[arg(long, value_name = "PATH")]
+    pub url_file: PathBuf,
+}
+
+/// Ping the heartbeat and read back that the service recorded it.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The file that holds the heartbeat's ping URL.
+    #[arg(long, value_name = "PATH")]
+    pub url_file: PathBuf,
+
+    /// Deadline of each step: DNS, connect, TLS, and each request.
+    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = duration)]
+    pub ping_timeout: Duration,
+}
+
+/// List the pings the service recorded, oldest first.
+#[derive(Debug, Args)]
+pub struct PingsArgs {
+    /// The file that holds the heartbeat's ping URL.
+    #[arg(long, value_name = "PATH")]
+    pub url_file: PathBuf,
+
+    /// Only the pings of this day (UTC), YYYY-MM-DD.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub day: Option<String>,
+
+    /// Print a JSON list instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Say what a heartbeat needs for a cron schedule (period and grace), or print a
-/// crontab again with every job wrapped in crontap-run. Sends nothing, writes nothing.
+/// crontab again with every job wrapped in crontap-run. Sends and writes nothing unless
+/// --create.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("input").required(true).args(["schedule", "crontab"]))]
 pub struct PlanArgs {
@@ -114,6 +241,15 @@ pub struct PlanArgs {
     /// --crontab a list of them.
     #[arg(long)]
     pub json: bool,
+
+    /// With --crontab: create every job's heartbeat (see `heartbeat create`) and write its
+    /// URL file before printing the crontab; what was created is said on stderr. Jobs whose
+    /// URL file holds a URL already are left as they are.
+    #[arg(long, requires = "crontab")]
+    pub create: bool,
+
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 /// Send one test ping from this host and say what works: proxy, DNS, connect, TLS,
@@ -343,6 +479,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "URL", env = "CRONTAP_METRICS_PUSH_URL")]
     pub metrics_push: Option<String>,
 
+    /// Whether `metrics_push` was given on the command line (where `ps` shows it).
+    #[arg(skip)]
+    pub push_on_command_line: bool,
+
     /// How often the job is expected to succeed (its heartbeat's period), exported with the
     /// metrics (crontap_run_expected_period_seconds) for alert rules: a job whose last
     /// success is older than this and --expect-grace is late.
@@ -469,12 +609,14 @@ impl Cli {
     /// values are moved out of `matches`, which `from_arg_matches` would copy whole).
     fn from_matches(mut matches: ArgMatches) -> Result<Cli, clap::Error> {
         let run_sources = StateUrlArgs::sources(&matches);
+        let push_typed = matches.value_source("metrics_push") == Some(ValueSource::CommandLine);
         let sub_sources = match matches.subcommand() {
             Some(("history", sub)) => Some(StateUrlArgs::sources(sub)),
             _ => None,
         };
         let mut cli = Cli::from_arg_matches_mut(&mut matches)?;
         cli.run.state.set_sources(run_sources);
+        cli.run.push_on_command_line = push_typed;
         if let (Some(Command::History(args)), Some(sources)) = (&mut cli.subcommand, sub_sources) {
             args.state.set_sources(sources);
         }

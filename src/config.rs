@@ -8,24 +8,29 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 
 use crate::cli::{
-    CheckArgs, Cli, HistoryArgs, OnLeaseLost, OutputMode, PlanArgs, ProtocolArgs, RunArgs,
-    StateUrlArgs,
+    ApiArgs, CheckArgs, Cli, CreateArgs, HeartbeatAction, HeartbeatArgs, HistoryArgs, OnLeaseLost,
+    OutputMode, PingsArgs, PlanArgs, ProtocolArgs, RunArgs, Service, StateUrlArgs, VerifyArgs,
 };
+use crate::heartbeat::api::{self, Api};
+use crate::heartbeat::keys::{self, Keys, Secret};
+use crate::heartbeat::{self as hb, plan_create::PlanCreate};
 use crate::log;
 use crate::metrics;
 use crate::plan::{self, PlanConfig};
 use crate::report::check;
 use crate::report::headers::Headers;
-use crate::report::heartbeat::{self, Heartbeat};
+use crate::report::heartbeat::{self, Heartbeat, HeartbeatUrl};
 use crate::report::kind::Kind;
 use crate::report::ping;
 use crate::report::proxy::ProxyVars;
+use crate::report::secrets::Secrets;
 use crate::run::outcome::SuccessCodes;
 use crate::run::{job_env, retry, supervise};
 use crate::sanitize;
@@ -103,19 +108,27 @@ pub struct Config {
     /// Credentials crontap-run holds besides the heartbeat URL (the state store URL's user
     /// and password, the values of secret-looking variables in its environment), scrubbed
     /// from anything sent like the URL's own parts.
-    pub secrets: Vec<String>,
+    pub secrets: Secrets,
     /// The test fault point `CRONTAP_FAULT` names; always `None` in a release build.
     pub fault: Option<String>,
 }
 
 /// crontap-run's own environment, read once at start-up; configuration looks variables up
 /// here and nowhere else.
-pub struct Environment(Vec<(OsString, OsString)>);
+/// Shared, so that the secrets it holds can be looked for later ([`Environment::secrets_later`]).
+pub struct Environment(Arc<[(OsString, OsString)]>);
 
 impl Environment {
     /// The environment crontap-run was started with.
     pub fn current() -> Environment {
-        Environment(std::env::vars_os().collect())
+        Environment(std::env::vars_os().collect::<Vec<_>>().into())
+    }
+
+    /// The values of its secret-looking variables, found when the returned function is
+    /// called (only a failure needs them).
+    fn secrets_later(&self) -> impl FnOnce() -> Vec<String> + Send + 'static {
+        let env = Arc::clone(&self.0);
+        move || env_secrets(env.iter().cloned()).collect()
     }
 
     /// The value of `name`, if set (empty or not).
@@ -196,10 +209,12 @@ fn define_subcommand(sub: clap::Command) -> clap::Command {
         "history" => <HistoryArgs as clap::Args>::augment_args(sub),
         "check" => <CheckArgs as clap::Args>::augment_args(sub),
         "plan" => <PlanArgs as clap::Args>::augment_args(sub),
+        "heartbeat" => <HeartbeatArgs as clap::Args>::augment_args(sub),
         _ => return sub,
     };
     let empty = EMPTY_VARIABLES.take();
-    let sub = without_empty_variables(sub, &empty);
+    let sub = without_empty_variables(sub, &empty)
+        .mut_subcommands(|action| without_empty_variables(action, &empty));
     EMPTY_VARIABLES.set(empty);
     sub
 }
@@ -249,10 +264,22 @@ impl Config {
         if let Some(url) = &state_url {
             url.warn_if_password_in_ps();
         }
+        if args.push_on_command_line
+            && args
+                .metrics_push
+                .as_deref()
+                .is_some_and(location::has_password)
+        {
+            tracing::warn!(
+                "--metrics-push holds a password, which every user of this host can read in \
+                 `ps`: give the URL in CRONTAP_METRICS_PUSH_URL"
+            );
+        }
 
         let mut env_remove: Vec<String> = REMOVED_VARS
             .iter()
             .chain(&job_env::PER_RUN)
+            .chain(&keys::VARIABLES)
             .map(|v| (*v).to_owned())
             .collect();
         if !env_remove.contains(&args.url_env) {
@@ -292,14 +319,16 @@ impl Config {
             stop_on_lease_lost: args.on_lease_lost == OnLeaseLost::Stop,
             metrics,
             hold_output: (args.output == OutputMode::OnFailure).then(|| spill_dir(env)),
-            secrets: state_url
-                .map(|given| url_secrets(&given.url))
-                .unwrap_or_default()
-                .into_iter()
-                .chain(env_secrets(env.0.iter().cloned()))
-                .chain(headers.secrets.iter().cloned())
-                .chain(push.iter().flat_map(|p| p.secrets.iter().cloned()))
-                .collect(),
+            secrets: Secrets::new(
+                state_url
+                    .map(|given| url_secrets(&given.url))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .chain(headers.secrets.iter().cloned())
+                    .chain(push.iter().flat_map(|p| p.secrets.iter().cloned()))
+                    .collect(),
+                env.secrets_later(),
+            ),
             push,
             headers,
             fault: env.fault(),
@@ -388,6 +417,9 @@ fn proxies(env: &Environment) -> &'static ProxyVars {
 /// `crontap-run plan`: the schedule or crontab, the zone, and where the job's runs were
 /// recorded. A schedule that cannot be read is refused here, naming `--schedule`.
 pub fn plan_config(args: PlanArgs, env: &Environment) -> Result<PlanConfig> {
+    if !args.create && (args.api.service.is_some() || args.api.api_url.is_some()) {
+        bail!("--service and --api-url need --create");
+    }
     if let Some(name) = &args.job {
         job::validate_name(name, "--job")?;
     }
@@ -435,6 +467,238 @@ pub fn plan_config(args: PlanArgs, env: &Environment) -> Result<PlanConfig> {
         state_dir,
         json: args.json,
     })
+}
+
+/// `plan --crontab FILE --create`: the plan, and the API with its keys.
+pub fn plan_create_config(mut args: PlanArgs, env: &Environment) -> Result<PlanCreate> {
+    let api_args = std::mem::replace(
+        &mut args.api,
+        ApiArgs {
+            service: None,
+            api_url: None,
+        },
+    );
+    let api = api_config(api_args, true, api::TIMEOUT, env)?;
+    args.create = false;
+    let json = args.json;
+    let mut plan = plan_config(args, env)?;
+    plan.json = json;
+    Ok(PlanCreate { plan, api })
+}
+
+/// `crontap-run heartbeat …`: the API, its keys where the action needs them, and the
+/// action's own options.
+pub fn heartbeat_config(args: HeartbeatArgs, env: &Environment) -> Result<hb::Action> {
+    let healthchecks = args.api.service == Some(Service::Healthchecks);
+    Ok(match args.action {
+        HeartbeatAction::Create(create) => {
+            let api = api_config(args.api, true, api::TIMEOUT, env)?;
+            hb::Action::Create(Box::new(create_config(create, api, env)?))
+        }
+        HeartbeatAction::Verify(VerifyArgs {
+            url_file,
+            ping_timeout,
+        }) => {
+            if ping_timeout > MAX_PING_TIMEOUT {
+                bail!("--ping-timeout must be at most 5m");
+            }
+            let api = api_config(args.api, healthchecks, ping_timeout, env)?;
+            let heartbeat = Heartbeat::load(Some(&url_file), "", false, |_| None)?;
+            let protocol = match healthchecks {
+                true => Kind::Healthchecks,
+                false => Kind::Crontap,
+            };
+            hb::Action::Verify(Box::new(hb::VerifyConfig {
+                ping: net_config(heartbeat, protocol, ping_timeout, env),
+                api,
+            }))
+        }
+        HeartbeatAction::Pings(PingsArgs {
+            url_file,
+            day,
+            json,
+        }) => {
+            if day.as_deref().is_some_and(|day| !is_day(day)) {
+                bail!("--day must be a date, YYYY-MM-DD");
+            }
+            let api = api_config(args.api, healthchecks, api::TIMEOUT, env)?;
+            let url = match Heartbeat::load(Some(&url_file), "", false, |_| None)? {
+                Heartbeat::Configured(url) if healthchecks => Some(url),
+                _ => None,
+            };
+            hb::Action::Pings(Box::new(hb::PingsConfig {
+                api,
+                url,
+                day,
+                json,
+            }))
+        }
+    })
+}
+
+/// `YYYY-MM-DD` with a month and a day of month that can be (read by hand: jiff's date
+/// parser would be new code in the binary for one option).
+fn is_day(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let number = |r: std::ops::Range<usize>| text[r].parse::<u8>().unwrap_or(0);
+    b.len() == 10
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && (1..=12).contains(&number(5..7))
+        && (1..=31).contains(&number(8..10))
+}
+
+/// `heartbeat create`'s options.
+fn create_config(args: CreateArgs, api: Api, env: &Environment) -> Result<hb::CreateConfig> {
+    let name = args.name.trim();
+    if name.is_empty() || name.len() > 100 || name.chars().any(char::is_control) {
+        bail!("--name must be 1 to 100 characters without control characters");
+    }
+    let job = match args.job {
+        Some(job) => {
+            job::validate_name(&job, "--job")?;
+            Some(job)
+        }
+        // The name is the job's when it could be one (as `plan --create` names them).
+        None => job::validate_name(name, "--name")
+            .ok()
+            .map(|_| name.to_owned()),
+    };
+    if args.jitter.is_some_and(|j| j > MAX_JITTER) {
+        bail!("--jitter must be at most 1h");
+    }
+    if args
+        .period
+        .is_some_and(|p| p < Duration::from_secs(60) || p > MAX_PERIOD)
+    {
+        bail!("--period must be between 1m and 366d");
+    }
+    if args.grace.is_some_and(|g| g > MAX_PERIOD) {
+        bail!("--grace must be at most 366d");
+    }
+    let timing = match (args.schedule, args.period) {
+        (Some(text), _) => {
+            let schedule = plan::cron::Schedule::parse(&text)
+                .map_err(|e| anyhow::anyhow!("--schedule {:?}: {e}", sanitize::one_line(&text)))?;
+            let zone = match &args.tz {
+                Some(name) => plan::Zone::named(name).map_err(|e| anyhow::anyhow!("--tz: {e}"))?,
+                None => plan::Zone::system(),
+            };
+            hb::Timing::Schedule {
+                text,
+                schedule,
+                zone,
+            }
+        }
+        (None, Some(period)) => hb::Timing::Period(period),
+        (None, None) => bail!("heartbeat create needs --schedule or --period"),
+    };
+    let state_dir = match args.state_dir {
+        Some(dir) => Some(non_empty_dir(dir)?),
+        None => disk::default_dir(|n| env.get(n)),
+    };
+    if args.url_file.as_os_str().is_empty() {
+        bail!("--url-file must not be empty");
+    }
+    Ok(hb::CreateConfig {
+        api,
+        name: name.to_owned(),
+        timing,
+        grace: args.grace,
+        job,
+        jitter: args.jitter.unwrap_or_default(),
+        state_dir,
+        url_file: args.url_file,
+    })
+}
+
+/// The service's API: `--api-url` (or the service's own), the keys when `keys` (a missing
+/// one names its variable), and the network settings of every call.
+fn api_config(args: ApiArgs, keys: bool, timeout: Duration, env: &Environment) -> Result<Api> {
+    let service = args.service.unwrap_or(Service::Crontap);
+    let text = args.api_url.unwrap_or_else(|| {
+        match service {
+            Service::Crontap => "https://api.crontap.com",
+            Service::Healthchecks => "https://healthchecks.io",
+        }
+        .to_owned()
+    });
+    let url = HeartbeatUrl::parse(&text, "--api-url")?;
+    let keys = match (keys, service) {
+        (false, _) => Keys::None,
+        (true, Service::Crontap) => Keys::Crontap {
+            client_id: api_key(env, keys::CRONTAP_CLIENT_ID)?,
+            api_key: api_key(env, keys::CRONTAP_API_KEY)?,
+        },
+        (true, Service::Healthchecks) => Keys::Healthchecks {
+            api_key: api_key(env, keys::HEALTHCHECKS_API_KEY)?,
+        },
+    };
+    let net = net_config(
+        Heartbeat::Configured(url.clone()),
+        Kind::Crontap,
+        timeout,
+        env,
+    );
+    net.proxy.warn_unusable();
+    Ok(Api {
+        service,
+        url,
+        keys,
+        net,
+    })
+}
+
+/// How requests travel (proxies, TLS roots, deadline), as `check` takes them.
+fn net_config(
+    heartbeat: Heartbeat,
+    protocol: Kind,
+    timeout: Duration,
+    env: &Environment,
+) -> check::CheckConfig {
+    let text = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+    check::CheckConfig {
+        heartbeat,
+        protocol,
+        headers: Headers::default(),
+        fail: false,
+        timeout,
+        proxy: ProxyVars::read(|name| env.get(name)),
+        ssl_cert_file: text("SSL_CERT_FILE"),
+        ssl_cert_dir: text("SSL_CERT_DIR"),
+    }
+}
+
+/// An API key: from the file `<var>_FILE` names (read as `--url-file` is), else from
+/// `var`; either empty counts as unset. The error names the variables, never a value.
+fn api_key(env: &Environment, var: &str) -> Result<Secret> {
+    let file_var = format!("{var}_FILE");
+    let value = match env.setting(&file_var) {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            let source = format!("{file_var} ({})", sanitize::path(&path));
+            heartbeat::read_url_file(&path, &source)?
+        }
+        None => match env.setting(var) {
+            Some(value) => value
+                .into_string()
+                .map_err(|_| anyhow::anyhow!("{var} is not valid UTF-8"))?
+                .trim()
+                .to_owned(),
+            None => bail!("{var} is not set (nor {file_var}, a file holding it): the API needs it"),
+        },
+    };
+    if value.is_empty() {
+        bail!("{var} is empty: the API needs it");
+    }
+    if !value.bytes().all(|b| b.is_ascii_graphic()) {
+        bail!("{var} must be printable ASCII without spaces, as an HTTP header value");
+    }
+    Ok(Secret::new(value))
 }
 
 /// `--url-dir`: a path written into every wrapped crontab line, so absolute (cron runs a

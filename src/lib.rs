@@ -5,9 +5,9 @@
 //!
 //! Everything is private to the crate except what something outside it needs:
 //! - [`app`] and [`log`]: the binary's `main` runs [`app::main`] and prints errors with
-//!   [`log::report_error`]; [`run::signals::record_inherited`] and
-//!   [`run::harden::keep_secrets_from_the_job`] run before `main`, and `main` installs
-//!   [`run::alloc::Pool`] as the allocator.
+//!   [`log::report_error`]; [`run::signals::record_inherited`],
+//!   [`harden::keep_secrets_from_the_job`] and [`run::memory::refuse_if_no_room`] run before
+//!   `main`, and `main` installs [`run::memory::Allocator`] as the allocator.
 //! - [`cli`]: the `xtask` crate generates man pages and completions from [`cli::Cli`], and the tests set
 //!   every variable [`cli::env_names`] lists.
 //! - [`report::summary`], [`report::body`], [`report::heartbeat`], [`run::outcome`]: the corpus and property
@@ -22,6 +22,9 @@ pub mod cli;
 pub(crate) mod config;
 pub(crate) mod fault;
 pub mod files;
+pub mod harden;
+pub(crate) mod heartbeat;
+pub(crate) mod hex;
 pub(crate) mod host;
 pub(crate) mod lifecycle;
 pub mod log;

@@ -27,7 +27,7 @@ pub fn bytes<const N: usize>() -> io::Result<[u8; N]> {
 
 /// 32 lowercase hex digits.
 pub fn hex() -> io::Result<String> {
-    Ok(bytes::<16>()?.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::hex::encode(&bytes::<16>()?))
 }
 
 /// A random (version 4) UUID in its usual text form, `xxxxxxxx-xxxx-4xxx-Yxxx-xxxxxxxxxxxx`.
@@ -38,7 +38,7 @@ pub fn uuid_v4() -> String {
     let mut b = bytes::<16>().unwrap_or_else(|_| fallback());
     b[6] = (b[6] & 0x0f) | 0x40; // version 4
     b[8] = (b[8] & 0x3f) | 0x80; // the variant of RFC 9562
-    let hex: String = b.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::hex::encode(&b);
     format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],

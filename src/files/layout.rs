@@ -88,7 +88,7 @@ pub(crate) fn corrupt_suffix() -> String {
 /// character.
 fn sha256_hex(data: &[u8]) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, data);
-    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::encode(digest.as_ref())
 }
 
 /// Whether `name` is a file moved aside by [`corrupt_name`]: it ends in

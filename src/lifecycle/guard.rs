@@ -73,6 +73,7 @@ pub fn command_running() {
 
 /// An attempt, or the whole run, has ended with `verdict`.
 pub fn settled(verdict: &Verdict) {
+    crate::run::memory::settled(verdict.exit);
     tell(Progress::Settled(verdict.clone()));
 }
 

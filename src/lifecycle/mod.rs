@@ -25,8 +25,11 @@ use crate::log;
 use crate::report::Reporter;
 use crate::report::heartbeat::Heartbeat;
 use crate::report::start::{self, SideTask};
+use crate::run::descriptors;
 use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
+use crate::run::memory;
+use crate::run::outcome::OWN_ERROR;
 use crate::run::reap;
 use crate::run::signals::{Mark, SignalLog};
 use crate::run::supervise::{ChildSpec, LeaseDeadline, Supervisor};
@@ -36,6 +39,14 @@ use end::{Effects, HistoryTarget, RunEnd};
 
 /// Runs the command as `config` says and ends the run; returns the exit status.
 pub fn run(config: Config) -> u8 {
+    // Refused before anything is set up, as the end itself would need the memory that is
+    // missing: one line, no report.
+    let threads = u64::from(config.state.is_some()) + u64::from(config.hold_output.is_some());
+    if let Err(err) = memory::ensure_room(memory::RUN + threads * memory::THREAD, "run the command")
+    {
+        log::report_error(&err);
+        return OWN_ERROR;
+    }
     // First, so that no signal takes its default action from here on.
     let signals = SignalLog::install();
     let mut seen = Mark::START;
@@ -48,6 +59,12 @@ pub fn run(config: Config) -> u8 {
         }),
         config.ping.budget,
     );
+    // Room for every descriptor the run will hold, before it takes any state: a shortage
+    // found later would be blamed on the state directory or the spawn.
+    let state_dir = (config.state.as_ref()).is_some_and(|p| p.remote.is_none() && p.dir.is_some());
+    if let Err(err) = descriptors::ensure_room(descriptors::for_run(state_dir), "run the command") {
+        return not_run(&effects, err, None);
+    }
     fault::point("admission");
     let start = admit::before_start(
         config.jitter,

@@ -136,7 +136,8 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
                 // A closed stderr is no reason to fail.
                 let _ = writeln!(io::stderr(), "crontap-run: warning: --schedule: {warning}");
             }
-            let planned = plan_one(schedule, text, zone, job.as_deref(), *jitter, &config)
+            let state_dir = config.state_dir.as_deref();
+            let planned = plan_one(schedule, text, zone, job.as_deref(), *jitter, state_dir)
                 .map_err(|e| match e.is::<NoPeriod>() {
                     true => anyhow!("--schedule {:?}: {e}", sanitize::one_line(text)),
                     false => e,
@@ -146,32 +147,10 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
                 false => report::write_human(&mut out, &planned),
             }
         }
-        Input::Crontab {
-            path,
-            system,
-            zone,
-            url_dir,
-            bin,
-        } => {
-            let text = read_crontab(path.as_deref())?;
-            let lines = crontab::Options {
-                system: *system,
-                zone: zone.clone(),
-                url_dir,
-                bin,
-            };
-            let rewritten = crontab::rewrite(&text, &lines, &|schedule, text, zone, job| {
-                plan_one(schedule, text, zone, Some(job), Duration::ZERO, &config)
-            })?;
-            for warning in &rewritten.warnings {
-                // A closed stderr is no reason to fail.
-                let _ = writeln!(io::stderr(), "crontap-run: warning: {warning}");
-            }
+        Input::Crontab { .. } => {
+            let rewritten = rewrite_crontab(&config)?;
             warn_missing_url_files(&rewritten.planned);
-            match config.json {
-                true => report::write_json_list(&mut out, &rewritten.planned),
-                false => out.write_all(rewritten.text.as_bytes()),
-            }
+            write_rewritten(&mut out, &rewritten, config.json)
         }
     };
     match written.and_then(|()| out.flush()) {
@@ -179,6 +158,49 @@ pub fn run(config: PlanConfig) -> Result<ExitCode> {
             Err(err).context("cannot print the plan")
         }
         _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The crontab `--crontab` names, read and wrapped, every job planned (`plan --create`
+/// creates their heartbeats from it before printing it); an error for `--schedule`.
+pub fn rewrite_crontab(config: &PlanConfig) -> Result<crontab::Rewritten> {
+    let Input::Crontab {
+        path,
+        system,
+        zone,
+        url_dir,
+        bin,
+    } = &config.input
+    else {
+        return Err(anyhow!("no --crontab to rewrite"));
+    };
+    let text = read_crontab(path.as_deref())?;
+    let lines = crontab::Options {
+        system: *system,
+        zone: zone.clone(),
+        url_dir,
+        bin,
+    };
+    let state_dir = config.state_dir.as_deref();
+    let rewritten = crontab::rewrite(&text, &lines, &|schedule, text, zone, job| {
+        plan_one(schedule, text, zone, Some(job), Duration::ZERO, state_dir)
+    })?;
+    for warning in &rewritten.warnings {
+        // A closed stderr is no reason to fail.
+        let _ = writeln!(io::stderr(), "crontap-run: warning: {warning}");
+    }
+    Ok(rewritten)
+}
+
+/// The wrapped crontab, or with `--json` the list of its heartbeats.
+pub fn write_rewritten(
+    out: &mut impl Write,
+    rewritten: &crontab::Rewritten,
+    json: bool,
+) -> io::Result<()> {
+    match json {
+        true => report::write_json_list(out, &rewritten.planned),
+        false => out.write_all(rewritten.text.as_bytes()),
     }
 }
 
@@ -289,12 +311,12 @@ pub fn plan_one(
     zone: &Zone,
     job: Option<&str>,
     jitter: Duration,
-    config: &PlanConfig,
+    state_dir: Option<&Path>,
 ) -> Result<Planned> {
     let now = jiff::Timestamp::now();
     let today = zone.tz.to_offset(now).to_datetime(now).date();
     let gaps = worst_gaps(schedule, &zone.tz, today)?;
-    let grace = grace(job, jitter, config.state_dir.as_deref())?;
+    let grace = grace(job, jitter, state_dir)?;
     Ok(Planned {
         name: job.unwrap_or(text).to_owned(),
         schedule: text.to_owned(),
@@ -349,7 +371,7 @@ fn worst_gaps(schedule: &Schedule, zone: &TimeZone, today: jiff::civil::Date) ->
 
 /// The grace: the longest recorded run of `job` (any result but skipped: a failure pings at
 /// its end too) plus the jitter, rounded up to whole minutes, at least one.
-fn grace(job: Option<&str>, jitter: Duration, state_dir: Option<&Path>) -> Result<Grace> {
+pub fn grace(job: Option<&str>, jitter: Duration, state_dir: Option<&Path>) -> Result<Grace> {
     let entries = match (job, state_dir) {
         (Some(job), Some(dir)) => history::read(dir, Some(job), usize::MAX)
             .with_context(|| format!("cannot read the recorded runs of {job}"))?,

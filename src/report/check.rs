@@ -60,10 +60,21 @@ struct Proxy {
 /// Runs the check and prints its report on stdout.
 pub fn run(config: &CheckConfig) -> Result<ExitCode> {
     let mut out = io::stdout().lock();
-    let passed = match &config.heartbeat {
+    let passed = report(config, &mut out);
+    let _ = out.flush();
+    Ok(match passed {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::FAILURE,
+    })
+}
+
+/// Every step of the check, then the ping, each said on `out`; `true` when the service
+/// answered 2xx (`heartbeat verify` pings with it too).
+pub fn report(config: &CheckConfig, out: &mut dyn Write) -> bool {
+    match &config.heartbeat {
         Heartbeat::Missing(why) => {
             line(
-                &mut out,
+                out,
                 "URL",
                 &format!(
                     "none configured ({why}); set CRONTAP_HEARTBEAT_URL, or \
@@ -81,32 +92,42 @@ pub fn run(config: &CheckConfig) -> Result<ExitCode> {
                     .chain(config.headers.secrets.iter().cloned())
                     .collect::<Vec<_>>(),
             ),
-            out: &mut out,
+            out,
         }
         .run(),
-    };
-    let _ = out.flush();
-    Ok(match passed {
-        true => ExitCode::SUCCESS,
-        false => ExitCode::FAILURE,
-    })
+    }
 }
 
-fn line(out: &mut impl Write, step: &str, text: &str) {
+/// The steps before a request to `url` (proxy, DNS, connect, TLS), each said on `out`;
+/// `false` at the first that failed. `heartbeat` names with it where an API it could not
+/// reach stopped answering.
+pub fn reach(config: &CheckConfig, url: &HeartbeatUrl, out: &mut dyn Write) -> bool {
+    Check {
+        config,
+        url,
+        secrets: Known::new(url.secrets()),
+        out,
+    }
+    .steps()
+}
+
+fn line(out: &mut dyn Write, step: &str, text: &str) {
     // A closed stdout is no reason to fail the check itself.
     let _ = writeln!(out, "{:<9}{}", format!("{step}:"), sanitize::one_line(text));
 }
 
-struct Check<'a, W: Write> {
+/// The report's writer is a `dyn Write`, so that `check` and `heartbeat` (stdout, and a
+/// buffer for an API's steps) share one copy of the steps' code.
+struct Check<'a> {
     config: &'a CheckConfig,
     url: &'a HeartbeatUrl,
     /// The URL's parts: replaced wherever a library's message might quote them. Only these,
     /// so that addresses and names, which a diagnosis is about, stay as they are.
     secrets: Known,
-    out: &'a mut W,
+    out: &'a mut dyn Write,
 }
 
-impl<W: Write> Check<'_, W> {
+impl Check<'_> {
     fn say(&mut self, step: &str, text: &str) {
         let text = self.secrets.redact(text);
         line(self.out, step, &text);
@@ -120,6 +141,11 @@ impl<W: Write> Check<'_, W> {
 
     /// Every step in turn; `true` when the service answered 2xx.
     fn run(mut self) -> bool {
+        self.steps() && self.http()
+    }
+
+    /// The steps before the request; `false` at the first that failed.
+    fn steps(&mut self) -> bool {
         let url = self.url;
         let https = url.is_https();
         let (host, port) = host_and_port(url);
@@ -154,7 +180,7 @@ impl<W: Write> Check<'_, W> {
                 }
             }
         }
-        self.http()
+        true
     }
 
     fn proxy(&mut self, host: &str, https: bool) -> Option<Proxy> {

@@ -94,10 +94,14 @@ pub fn with_net<T>(
 ) -> Result<T, String> {
     let https = request.url.scheme() == "https";
     let taken = slot().take();
-    let mut net = match taken {
+    let net = match taken {
         Some(net) => net,
         None => set_up(https, settings)?,
     };
+    // Lent from here on, so that the pair goes back however this ends: dropping the
+    // runtime could wait for a DNS lookup stuck on one of its threads.
+    let mut lent = Lent(Some(net));
+    let net = lent.0.as_mut().expect("lent");
     // An http-only client trusts no roots; one for https is set up again (never within a
     // run, whose requests all go to one URL's origin).
     if https && !net.roots {
@@ -105,8 +109,6 @@ pub fn with_net<T>(
         net.client = client(true, settings).map_err(|e| format!("{e:#}"))?;
         net.roots = true;
     }
-    let lent = Lent(Some(net));
-    let net = lent.0.as_ref().expect("lent");
     Ok(send(&net.runtime, &net.client))
 }
 

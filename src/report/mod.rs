@@ -26,9 +26,12 @@ pub mod kind;
 pub(crate) mod ping;
 pub mod protocol;
 pub mod proxy;
+pub mod secrets;
 pub(crate) mod start;
 pub mod summary;
 pub(crate) mod tls;
+#[cfg(test)]
+mod whole_text_tests;
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -36,6 +39,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::run::memory;
 use crate::run::signals::{self, SignalLog};
 use crate::sanitize;
 use body::OutputTail;
@@ -45,6 +49,7 @@ use heartbeat::HeartbeatUrl;
 pub use kind::Kind;
 use protocol::Request;
 pub use protocol::{Report, Status};
+use secrets::Secrets;
 use start::Start;
 
 /// What became of a run's ping, as history records it.
@@ -97,7 +102,7 @@ pub struct Reporter {
     pub headers: Headers,
     /// Secrets crontap-run holds besides the URL's own parts (the state store's
     /// credentials, values of secret-looking variables in its environment, header values).
-    pub secrets: Vec<String>,
+    pub secrets: Secrets,
     pub msg_max: usize,
     /// `--body-max`, for a protocol that sends a body.
     pub body_max: usize,
@@ -181,6 +186,15 @@ impl Reporter {
             self.start.settle(PingResult::NotConfigured);
             return;
         };
+        if let Err(limit) = memory::have_room(memory::PING + memory::THREAD) {
+            tracing::warn!(
+                "start ping to {} not sent: too little memory left beside the command (the \
+                 address-space limit (ulimit -v) is {limit} KiB); the end report follows",
+                url.host()
+            );
+            self.start.settle(PingResult::Failed);
+            return;
+        }
         let headers = self.headers.map.clone();
         let (policy, signals) = (self.policy_now(), self.signals.clone());
         let wanted = self.start.wanted();
@@ -253,6 +267,17 @@ impl Reporter {
             tracing::debug!("ping to {host} not sent: too few file descriptors left");
             return PingResult::Failed;
         }
+        // A run refused for want of memory has said so in its one line already.
+        if let Err(limit) = memory::have_room(memory::PING) {
+            match memory::command_started() {
+                true => tracing::error!(
+                    "ping to {host} not sent: too little memory left (the address-space \
+                     limit (ulimit -v) is {limit} KiB)"
+                ),
+                false => tracing::debug!("ping to {host} not sent: too little memory left"),
+            }
+            return PingResult::Failed;
+        }
         let left = deadline.saturating_duration_since(Instant::now());
         match ping::send(
             &request,
@@ -313,7 +338,7 @@ impl Reporter {
             .as_ref()
             .map(HeartbeatUrl::secrets)
             .unwrap_or_default();
-        exact.extend_from_slice(&self.secrets);
+        exact.extend(self.secrets.all().cloned());
         Scrubber::new(exact, [])
     }
 

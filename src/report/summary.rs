@@ -13,8 +13,9 @@ const ELLIPSIS: &str = "…";
 /// Builds the summary: `exit 3 after 2m14s: ValueError: row 17 has no customer id`.
 ///
 /// The detail is the last non-empty line of `stderr`, or of `stdout` when stderr has none.
-/// The output is scrubbed before a line is chosen (so a secret split over the tail's lines is
-/// still seen whole) and the finished summary is scrubbed again.
+/// Both tails are scrubbed as one text before a line is chosen: a secret recognised anywhere
+/// in them (a value caught on one line, a key whose value is on the next) is gone from the
+/// line chosen wherever it stands in it; and the finished summary is scrubbed again.
 pub fn failure_message(
     outcome: &Outcome,
     elapsed: Duration,
@@ -40,7 +41,12 @@ pub fn failure_message_with(
     scrubber: &Scrubber,
     max_bytes: usize,
 ) -> String {
-    let detail = last_line(stderr, scrubber).or_else(|| last_line(stdout, scrubber));
+    // Both streams are scrubbed as one text: a secret either of them shows anywhere in its
+    // kept tail is gone from the line picked.
+    let [stderr, stdout] =
+        [stderr, stdout].map(|o| sanitize::keep_lines(&String::from_utf8_lossy(o)));
+    let scrubbed = scrubber.scrub_all(&[&stderr, &stdout]);
+    let detail = scrubbed.iter().find_map(|text| last_line(text));
     let message = match detail {
         Some(detail) => format!("{head}: {detail}"),
         None => head,
@@ -49,13 +55,11 @@ pub fn failure_message_with(
     truncate(message.trim(), max_bytes)
 }
 
-/// The last line with visible text, after removing escapes, scrubbing and collapsing stack
-/// traces. A carriage return ends a line too, as on a terminal, so only the final state of a
-/// progress line counts.
-fn last_line(output: &[u8], scrubber: &Scrubber) -> Option<String> {
-    let text = sanitize::keep_lines(&String::from_utf8_lossy(output));
-    let text = scrubber.scrub(&text);
-    let text = collapse_traces(&text);
+/// The last line with visible text of `text` (escapes removed and scrubbed), after
+/// collapsing stack traces. A carriage return ends a line too, as on a terminal, so only
+/// the final state of a progress line counts.
+fn last_line(text: &str) -> Option<String> {
+    let text = collapse_traces(text);
     text.split(['\n', '\r'])
         .rev()
         .map(|line| line.trim().to_owned())

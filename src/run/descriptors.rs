@@ -16,7 +16,11 @@
 //!
 //! crontap-run's own stdout and stderr are written through descriptors 1 and 2, never
 //! duplicates. With `--output on-failure`, the hold adds duplicates of 1 and 2 and a spill
-//! file per stream; a state store adds its lock files or connection.
+//! file per stream; a state directory adds its directories and lock files and the lifeline
+//! (5 in all); a state server its connection. So a run with only 0 to 2 open runs from an
+//! open-files limit of 15, and with a state directory and held output from 22 (a start ping
+//! beside the command needs 3 more, and is not sent where they are missing). A run checks
+//! for all of that room before it takes any state ([`for_run`]).
 //!
 //! Where the limit leaves too little room, that is crontap-run's own error (125, one line
 //! naming the limit), never the command's (126, 127) and never a panic: tokio panics when
@@ -28,9 +32,20 @@ use anyhow::{Result, bail};
 /// the runtime and its signal pipe (6), the output pipes (4), the spawn's socket pair (2).
 pub const BEFORE_SPAWN: usize = 12;
 
+/// Descriptors a run that holds state in a directory keeps beside those at the spawn: the
+/// state directory's and its lock's (4), and the lifeline's pipe (1).
+pub const STATE_DIR: usize = 5;
+
 /// Descriptors one ping needs: its runtime (3), a duplicate of the signal pipe (1), and
 /// the signal pipe itself if no runtime made it before (2), its connection (1).
 pub const PING: usize = 7;
+
+/// What a run needs free before it takes any state: what the spawn needs, and what its
+/// state directory keeps. (Held output's duplicates are open by then, and counted; a spill
+/// file that cannot be opened makes the hold pass output through, with a warning.)
+pub fn for_run(state_dir: bool) -> usize {
+    BEFORE_SPAWN + usize::from(state_dir) * STATE_DIR
+}
 
 /// Limits at or above this leave room for any run that has not inherited a table full of
 /// descriptors; below it, the open ones are counted (one system call each).

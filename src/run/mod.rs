@@ -17,22 +17,21 @@
 //! tells whether anything is left in the job's group once its leader has exited;
 //! [`outcome`] turns an exit status into crontap-run's own; [`descriptors`] counts every
 //! file descriptor crontap-run holds and checks that the open-files limit leaves room; [`retry`] decides whether a
-//! failed attempt runs again; [`alloc`] is the binary's memory allocator; [`harden`] keeps crontap-run's secrets out of the job's reach
-//! (the job runs as the same user, and only a non-dumpable process's `/proc/<pid>/environ`
-//! and `mem` are closed to it).
+//! failed attempt runs again; [`memory`] is the binary's allocator (the C library's) and, like
+//! [`descriptors`] for descriptors, checks that the address-space limit leaves room, and ends
+//! a run that has no memory left without replacing the command's status.
 //!
 //! The invariant this wing keeps: the command's exit status reaches [`outcome::Outcome`]
 //! unchanged, and only a stop crontap-run decided on (`--timeout`, a lost lease) replaces it.
 
-pub mod alloc;
 pub(crate) mod descriptors;
 pub(crate) mod exec;
 pub(crate) mod finished;
 pub(crate) mod group;
-pub mod harden;
 pub(crate) mod hold;
 pub(crate) mod job_env;
 pub(crate) mod lifeline;
+pub mod memory;
 pub mod outcome;
 pub(crate) mod output;
 pub(crate) mod reap;

@@ -85,6 +85,32 @@ pub fn has_exited(child: Pid) -> bool {
     found == 0 && unsafe { info.si_pid() } != 0
 }
 
+/// Waits until the command `pid` has ended, without reaping it (the supervisor may be
+/// waiting for it too), and returns crontap-run's status for that ending: its exit status,
+/// or 128+S. `None` if it cannot be waited for. Allocates nothing: `run::memory` calls it
+/// when no memory is left.
+pub fn wait_for_end(pid: libc::pid_t) -> Option<u8> {
+    loop {
+        // SAFETY: an all-zero siginfo_t is a valid value; waitid writes only into it.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOWAIT;
+        // SAFETY: as above.
+        let found = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+        if found == -1 {
+            match Errno::last() {
+                Errno::EINTR => continue,
+                _ => return None,
+            }
+        }
+        // SAFETY: si_status is set for a child that has exited.
+        let status = unsafe { info.si_status() };
+        return Some(match info.si_code {
+            libc::CLD_EXITED => (status & 0xff) as u8,
+            _ => crate::run::outcome::signal_status(status),
+        });
+    }
+}
+
 /// Reaps every orphan that has ended, when no command is running (between attempts, and
 /// while the report is sent): as PID 1 or the subreaper, crontap-run is their parent, and
 /// an unreaped one stays a zombie.

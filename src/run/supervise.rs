@@ -37,6 +37,7 @@ use crate::run::group::Group;
 use crate::run::hold::Hold;
 use crate::run::job_env::PerRun;
 use crate::run::lifeline::Lifeline;
+use crate::run::memory;
 use crate::run::outcome::Outcome;
 use crate::run::output::{Copies, Output};
 use crate::run::reap;
@@ -209,6 +210,7 @@ async fn supervise(
             return Ok(copies.finish(ending, times, limits.success, hooks, signals));
         }
     };
+    memory::running(child.as_raw());
     tracing::debug!(pid = child.as_raw(), "command started");
     (hooks.started)();
     if let (Some(t), true) = (terminal, claim_terminal) {
@@ -413,7 +415,12 @@ impl RealChild {
         for action in actions {
             match *action {
                 Action::Send(sig) => reap::send(self.pid, sig),
-                Action::Reap => reaped = reap::reap(self.pid, self.terminal),
+                Action::Reap => {
+                    reaped = reap::reap(self.pid, self.terminal);
+                    if let Some(outcome) = &reaped {
+                        memory::settled(outcome.exit_code());
+                    }
+                }
             }
         }
         reaped

@@ -68,12 +68,8 @@ pub fn name_after(program: &[u8], command: &[OsString]) -> String {
         hash.update(&(arg.len() as u64).to_be_bytes());
         hash.update(arg.as_bytes());
     }
-    let hex = hex(hash.finish().as_ref());
+    let hex = crate::hex::encode(hash.finish().as_ref());
     format!("{stem}-{}", &hex[..8])
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Checks a key given with `--idempotency-key`.

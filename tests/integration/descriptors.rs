@@ -131,3 +131,68 @@ fn no_descriptor_of_crontap_run_reaches_the_job() {
         assert_eq!(fds, ["0", "1", "2", "7"], "{options:?}");
     }
 }
+
+/// With every feature that holds descriptors on (a state directory, held output, and
+/// Healthchecks' start ping beside the command), the job runs from the open-files limit
+/// the documentation states, 22, and at every limit below it crontap-run exits 125 with one
+/// line naming the limit, before it takes any state; the start ping goes out from 25.
+#[test]
+fn with_every_feature_on_the_job_runs_from_the_stated_open_files_floor() {
+    const FLOOR: u64 = 22;
+    const WITH_START_PING: u64 = 25;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().display().to_string();
+    for limit in 3..=28u64 {
+        let receiver = Receiver::start();
+        let mut crontap = Crontap::with_url(&receiver.url());
+        crontap.args(["-q", "--protocol", "healthchecks", "--output", "on-failure"]);
+        crontap.args(["--no-overlap", "--job", "floor", "--state-dir", &state]);
+        crontap.args(["--", "sh", "-c", "echo ran; exit 3"]);
+        // SAFETY: only system calls between fork and exec.
+        unsafe {
+            crontap
+                .command()
+                .pre_exec(move || only_stdio_and_limit(limit));
+        }
+        let out = crontap.run();
+        let targets: Vec<String> = receiver.received().into_iter().map(|r| r.target).collect();
+        match out.code {
+            3 => {
+                assert!(limit >= FLOOR, "limit {limit}: ran below the stated floor");
+                assert_eq!(out.stdout, "ran\n", "limit {limit}");
+                let started = targets.iter().any(|t| t.contains("/start?"));
+                assert_eq!(
+                    started,
+                    limit >= WITH_START_PING,
+                    "limit {limit}: {targets:?}"
+                );
+                assert!(
+                    targets.last().unwrap().contains("/3?"),
+                    "limit {limit}: {targets:?}"
+                );
+            }
+            125 => {
+                assert!(
+                    limit < FLOOR,
+                    "limit {limit}: refused at or above the floor"
+                );
+                assert_eq!(out.stdout, "", "limit {limit}: the job ran");
+                assert_eq!(
+                    out.stderr.lines().count(),
+                    1,
+                    "limit {limit}: {}",
+                    out.stderr
+                );
+                assert!(
+                    out.stderr
+                        .contains(&format!("open-files limit (ulimit -n) is {limit}")),
+                    "limit {limit}: {}",
+                    out.stderr
+                );
+            }
+            // The dynamic loader of a glibc build, with no descriptor free (see above).
+            127 if limit == 3 && out.stderr.contains("error while loading shared libraries") => {}
+            other => panic!("limit {limit}: exit {other}: {}", out.stderr),
+        }
+    }
+}

@@ -17,10 +17,12 @@ mod exec;
 mod exit_status;
 mod faults;
 pub(crate) mod healthchecks;
+mod heartbeat;
 mod held_output;
 mod history;
 mod kill_anywhere;
 mod logging;
+mod memory;
 mod metrics;
 mod metrics_push;
 mod namespace;
@@ -40,6 +42,7 @@ mod program_corpus;
 mod properties;
 #[cfg(any(feature = "postgres", feature = "redis"))]
 mod proxy;
+mod quoted_back;
 #[cfg(feature = "redis")]
 mod redis_server;
 mod report;

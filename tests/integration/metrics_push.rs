@@ -416,3 +416,75 @@ fn the_push_credentials_are_in_no_log_line_at_any_verbosity() {
         }
     }
 }
+
+/// A push URL with a password typed on the command line is in `/proc/<pid>/cmdline` for
+/// every user of the host (the job included): one warning says so and names the variable
+/// to use instead, as for `--state-url`, without the password. The same URL from the
+/// variable, or a command-line URL without a password, warns of nothing.
+#[test]
+fn a_push_password_on_the_command_line_is_warned_of() {
+    let gateway = FakeGateway::start(Some(200));
+    let out = Crontap::new()
+        .args(["--metrics-push", &gateway.url()])
+        .sh("exit 0");
+    assert_no_push_secret(&out);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--metrics-push holds a password")
+            && out.stderr.contains("ps")
+            && out.stderr.contains("CRONTAP_METRICS_PUSH_URL"),
+        "{}",
+        out.stderr
+    );
+    let plain = format!("http://127.0.0.1:{}", gateway.port);
+    for from_env in [true, false] {
+        let mut crontap = Crontap::new();
+        match from_env {
+            true => crontap.env("CRONTAP_METRICS_PUSH_URL", gateway.url()),
+            false => crontap.args(["--metrics-push", &plain]),
+        };
+        let out = crontap.sh("exit 0");
+        assert_no_push_secret(&out);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(!out.stderr.contains("holds a password"), "{}", out.stderr);
+    }
+    assert_eq!(gateway.received().len(), 3);
+}
+
+/// A gateway that redirects the push to another origin (another port: another server)
+/// must not get the basic-auth header there, nor the password in any form.
+#[test]
+fn a_redirect_to_another_origin_carries_no_credentials() {
+    let other = FakeGateway::start(Some(200));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let location = format!("http://127.0.0.1:{}/metrics/job/stolen", other.port);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = read_request(&mut stream);
+            let answer = format!(
+                "HTTP/1.1 307 X\r\nLocation: {location}\r\nContent-Length: 0\r\n\
+                 Connection: close\r\n\r\n"
+            );
+            let _ = stream.write_all(answer.as_bytes());
+        }
+    });
+    let out = Crontap::new()
+        .args(["-q", "--ping-retries", "0"])
+        .env(
+            "CRONTAP_METRICS_PUSH_URL",
+            format!("http://{PUSH_USER}:{PUSH_PASSWORD}@127.0.0.1:{port}"),
+        )
+        .sh("exit 3");
+    assert_no_push_secret(&out);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    for pushed in other.received() {
+        assert!(
+            !pushed.headers.contains_key("authorization"),
+            "credentials sent to another origin: {pushed:?}"
+        );
+        let all = format!("{pushed:?}");
+        assert!(!all.contains(PUSH_PASSWORD), "{all}");
+    }
+}

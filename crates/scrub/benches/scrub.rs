@@ -23,6 +23,10 @@
 //! several words, thin driver URLs, Go DSNs, URL passwords with blanks, `INSERT`s).
 //!
 //! A tail whose first run takes longer than [`BUDGET`] is run once only.
+//!
+//! Then 1 MiB of each of the worst texts of the whole-text scrubber (2026-12-07, issue 43):
+//! `ab-` and `sk_` repeated (once quadratic in `vendor_body`: 56 s for 512 KiB), and the
+//! slowest units of `tests/linear.rs`, each as one line; the fastest of three runs.
 
 use std::hint::black_box;
 use std::process::Command;
@@ -321,6 +325,9 @@ fn main() {
             worst = Some((name, median));
         }
     }
+    if words.is_empty() || words.iter().any(|w| w.as_str() == "mib") {
+        print_mebibytes(&scrubber);
+    }
     if let Some((name, median)) = worst {
         let verdict = if median <= BOUND { "within" } else { "OVER" };
         println!(
@@ -328,6 +335,35 @@ fn main() {
             ms(median),
             BOUND.as_millis()
         );
+    }
+}
+
+/// The units repeated to 1 MiB whose times [`print_mebibytes`] prints.
+const MEBIBYTE_UNITS: &[&str] = &[
+    "ab-",
+    "sk_",
+    "jdbc:oracle:thin:a/b@",
+    "sshpass -p a ",
+    "http://u:p@h/",
+    "host name \"a@",
+    "PASS ",
+];
+
+/// The fastest of three scrubs of 1 MiB of each of [`MEBIBYTE_UNITS`], one line each.
+fn print_mebibytes(scrubber: &Scrubber) {
+    println!("scrub, then collapse traces, 1 MiB of one unit repeated (one line): fastest of 3");
+    for unit in MEBIBYTE_UNITS {
+        let mut text = unit.repeat((1 << 20) / unit.len() + 1);
+        text.truncate(1 << 20);
+        let fastest = (0..3)
+            .map(|_| {
+                let start = Instant::now();
+                summarise(scrubber, &text);
+                start.elapsed()
+            })
+            .min()
+            .unwrap_or_default();
+        println!("  {:47} {:9.2} ms", format!("`{unit}`"), ms(fastest));
     }
 }
 

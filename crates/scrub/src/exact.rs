@@ -74,16 +74,56 @@ pub fn url_credentials(url: &Url) -> Vec<String> {
     out
 }
 
-/// The values of the variables in `env` whose names look secret.
+/// Last parts of variable names that name a credential beyond [`SECRET_NAME_PARTS`]
+/// (`DB_PASS`, `SMTP_PW`, `GPG_PASSPHRASE`, `AWS_SECRET_ACCESS_KEY`, `SA_CREDENTIALS`).
+const SECRET_NAME_ENDS: &[&str] = &["PASS", "PW", "PASSPHRASE", "CREDENTIALS", "PIN"];
+
+/// The values of the variables in `env` whose names look secret (a name holding one of
+/// [`SECRET_NAME_PARTS`] or ending in one of [`SECRET_NAME_ENDS`]), and the password of
+/// every value that is a URL or DSN with user info (`DATABASE_URL=postgres://app:…@db`),
+/// as written and percent-decoded.
 pub fn secret_values(
     env: impl IntoIterator<Item = (OsString, OsString)>,
 ) -> impl Iterator<Item = String> {
-    env.into_iter().filter_map(|(name, value)| {
+    env.into_iter().flat_map(|(name, value)| {
         let name = name.to_string_lossy().to_ascii_uppercase();
-        let secret =
-            SECRET_NAME_PARTS.iter().any(|part| name.contains(part)) && !known_harmless(&name);
-        secret.then(|| value.into_string().ok()).flatten()
+        let last = name.rsplit('_').next().unwrap_or(&name);
+        let named = SECRET_NAME_PARTS.iter().any(|part| name.contains(part))
+            || SECRET_NAME_ENDS.contains(&last);
+        let value = value.into_string().ok();
+        let mut out = Vec::new();
+        if let Some(value) = value {
+            out.extend(url_password(&value));
+            if named && !known_harmless(&name) {
+                out.push(value);
+            }
+        }
+        out
     })
+}
+
+/// The password of `value` when it is a URL with user info, as written and decoded.
+fn url_password(value: &str) -> Vec<String> {
+    let value = value.trim();
+    if !value.contains("://") || !value.contains('@') {
+        return Vec::new();
+    }
+    match Url::parse(value) {
+        Ok(url) => match url.password() {
+            Some(password) => {
+                let decoded = percent_encoding::percent_decode_str(password)
+                    .decode_utf8_lossy()
+                    .into_owned();
+                let mut out = vec![password.to_owned()];
+                if decoded != password {
+                    out.push(decoded);
+                }
+                out
+            }
+            None => Vec::new(),
+        },
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Exact secret values, longest first so that a value containing another is replaced whole.
@@ -113,6 +153,11 @@ impl Values {
             values,
             pattern: OnceLock::new(),
         }
+    }
+
+    /// The values themselves, longest first.
+    pub fn values(&self) -> &[String] {
+        &self.values
     }
 
     /// `text` with every known value replaced by [`REDACTED`].
@@ -188,6 +233,38 @@ mod tests {
         assert_eq!(credentials("https://token@hc.example/x"), ["token"]);
         assert_eq!(credentials("postgres://:secret1@db/jobs"), ["secret1"]);
         assert!(credentials("https://hc.example/ping/abc?x=1").is_empty());
+    }
+
+    #[test]
+    fn environment_secrets() {
+        let env = [
+            ("DB_PASS", "Pq7wXr2mKt"),
+            ("MYSQL_PWD", "Lm3nB8vCx"),
+            ("API_KEY", "k-2938475"),
+            ("GITHUB_TOKEN", "ghp_example0"),
+            ("AWS_SECRET_ACCESS_KEY", "aws-secret-1"),
+            ("SA_CREDENTIALS", "{\"k\":1}"),
+            ("DATABASE_URL", "postgres://app:Zx9%40Wq4r@db/jobs"),
+            ("SSH_AUTH_SOCK", "/tmp/ssh-agent.sock"),
+            ("PASSPORT_COUNTRY", "NZ"),
+            ("HOME", "/root"),
+            ("SITE_URL", "https://example.com/"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let got: Vec<String> = secret_values(env).collect();
+        assert_eq!(
+            got,
+            [
+                "Pq7wXr2mKt",
+                "Lm3nB8vCx",
+                "k-2938475",
+                "ghp_example0",
+                "aws-secret-1",
+                "{\"k\":1}",
+                "Zx9%40Wq4r",
+                "Zx9@Wq4r",
+            ]
+        );
     }
 
     #[test]

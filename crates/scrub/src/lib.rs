@@ -18,18 +18,29 @@
 //!    JWTs, private keys, long high-entropy strings;
 //! 3. credentials by where they stand (`structure`): URL user info, headers, `curl -u`,
 //!    query parameters, `name=value` forms, the credential forms tools print; then the
-//!    randomness test over runs with a password's punctuation (`tokens/punctuated`);
-//! 4. personal data (`personal`): e-mail addresses, card numbers, IBANs, phone numbers,
+//!    randomness test over runs with a password's punctuation (`tokens/punctuated`, after
+//!    `across`);
+//! 4. forms whose value stands on another line (`across`): a YAML value under its key,
+//!    Spring's `Value:` under a password property, the answer to AUTH LOGIN's password
+//!    challenge, the rest of a quoted value that the line end cut;
+//! 5. personal data (`personal`): e-mail addresses, card numbers, IBANs, phone numbers,
 //!    public IP addresses.
+//!
+//! That is the first of two passes over the whole text: every range a layer replaces is
+//! learned (`marker::learning`, `learned`), and the second pass (`whole`, `wrapped`) removes
+//! every occurrence of every learned or known value, however it is written, wherever it
+//! stands. The passes repeat until nothing changes, within a cap.
 //!
 //! Beside the layers, `traces` collapses stack traces before the summary picks its line
 //! (after `wrappers` removes log prefixes and SQLAlchemy tails around them).
 //!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
+mod across;
 pub mod catalog;
 mod exact;
 mod formats;
+mod learned;
 mod marker;
 mod names;
 mod personal;
@@ -41,6 +52,8 @@ mod tokens;
 mod tool_flags;
 mod traces;
 mod userinfo;
+mod whole;
+mod wrapped;
 mod wrappers;
 
 use std::borrow::Cow;
@@ -51,6 +64,12 @@ pub use exact::secret_values as env_secrets;
 pub use exact::url_credentials as url_secrets;
 pub use marker::REDACTED;
 pub use traces::collapse as collapse_traces;
+
+/// Most passes of the layers over one text: a text whose every pass redacts one more value
+/// (`mysql -p` repeated) would otherwise cost as many passes as it has values.
+const MAX_PASSES: usize = 8;
+/// Most rounds of learning and removing: removing learned values can expose more to learn.
+const MAX_ROUNDS: usize = 3;
 
 /// All the layers, with the exact values of this run.
 pub struct Scrubber {
@@ -69,28 +88,105 @@ impl Scrubber {
         }
     }
 
-    /// Scrubs `text`. The layers run again on their own output until it no longer changes
-    /// (a replacement can expose a neighbour: a value cut short by a marker), so scrubbing
-    /// twice gives what scrubbing once gave.
-    ///
-    /// The loop needs no cap on its passes: every change a layer makes turns text into the
-    /// marker, so the text outside markers shrinks with each pass that changes anything,
-    /// and runs out. A pass that changed the text without shrinking it would break that
-    /// argument; it ends the loop (and fails debug builds, which the tests run).
+    /// Scrubs `text` as one text (`scrub_all` of one).
     pub fn scrub(&self, text: &str) -> String {
-        let text = normalise(text);
-        let mut text = self.scrub_once(&text);
-        loop {
+        self.scrub_all(&[text]).pop().unwrap_or_default()
+    }
+
+    /// Scrubs `texts` as one text, in two passes: the layers replace what they recognise,
+    /// and every value they replaced anywhere is learned (`marker::learning`); then every
+    /// occurrence of every learned or known value goes from all of them (`whole`), however
+    /// it is written. The two repeat, at most [`MAX_ROUNDS`] times, until neither changes
+    /// anything, so scrubbing the result again gives the result.
+    ///
+    /// The passes are bounded: the layers run again on their own output (a replacement
+    /// can expose a neighbour: a value cut short by a marker) until it no longer changes,
+    /// at most [`MAX_PASSES`] times in all; a text that still changes then is settled
+    /// line by line (`settle`). Every pass is linear in the text, so the whole is.
+    pub fn scrub_all(&self, texts: &[&str]) -> Vec<String> {
+        let mut texts: Vec<String> = texts.iter().map(|t| normalise(t).into_owned()).collect();
+        let mut values: Vec<String> = self
+            .exact
+            .values()
+            .iter()
+            .filter(|v| !v.contains(['\n', '\r']))
+            .cloned()
+            .collect();
+        let mut remover: Option<whole::Remover> = None;
+        let mut passes = 0;
+        for _ in 0..MAX_ROUNDS {
+            let (layered, learned) = marker::learning(|| {
+                texts
+                    .iter()
+                    .map(|t| self.layers(t, &mut passes))
+                    .collect::<Vec<_>>()
+            });
+            let done = layered.iter().all(|(_, done)| *done);
+            let fresh: Vec<String> = learned::values(learned)
+                .into_iter()
+                .filter(|v| !values.contains(v))
+                .collect();
+            if !fresh.is_empty() || (remover.is_none() && !values.is_empty()) {
+                values.extend(fresh);
+                remover = Some(whole::Remover::new(values.clone()));
+            }
+            let mut changed = false;
+            for (text, (layered, _)) in texts.iter_mut().zip(layered) {
+                let out = remove(remover.as_ref(), layered);
+                changed |= out != *text;
+                *text = out;
+            }
+            if !done {
+                // The passes ran out before the layers were done.
+                break;
+            }
+            if !changed {
+                return texts;
+            }
+        }
+        texts
+            .into_iter()
+            .map(|t| self.settle(t, remover.as_ref()))
+            .collect()
+    }
+
+    /// The layers run on `text` until it stops changing, while `passes` (counted across
+    /// all the texts and rounds of one scrub) is below [`MAX_PASSES`]; with whether they
+    /// were done (the last pass changed nothing) before the passes ran out.
+    fn layers(&self, text: &str, passes: &mut usize) -> (String, bool) {
+        let mut text = text.to_owned();
+        while *passes < MAX_PASSES {
+            *passes += 1;
             let again = self.scrub_once(&text);
             if again == text {
-                return text;
-            }
-            let shrank = unmarked_len(&again) < unmarked_len(&text);
-            debug_assert!(shrank, "a scrubbing pass changed text without removing any");
-            if !shrank {
-                return again;
+                return (text, true);
             }
             text = again;
+        }
+        (text, false)
+    }
+
+    /// `text` made a fixed point once the passes ran out: each line that one more pass
+    /// (the layers, then removing) would still change becomes the marker whole (a text
+    /// whose lines that pass joins or splits becomes one marker).
+    fn settle(&self, text: String, remover: Option<&whole::Remover>) -> String {
+        let pass = |t: &str| remove(remover, self.scrub_once(t));
+        let again = pass(&text);
+        if again == text {
+            return text;
+        }
+        if again.split('\n').count() != text.split('\n').count() {
+            return REDACTED.to_owned();
+        }
+        let lines: Vec<&str> = text
+            .split('\n')
+            .zip(again.split('\n'))
+            .map(|(was, now)| if was == now { was } else { REDACTED })
+            .collect();
+        let settled = merge_markers(lines.join("\n"));
+        match pass(&settled) == settled {
+            true => settled,
+            false => REDACTED.to_owned(),
         }
     }
 
@@ -99,6 +195,11 @@ impl Scrubber {
         // Shapes first: a private-key block must be seen whole before anything else edits it.
         let text = tokens::redact(&text);
         let text = structure::redact(&text);
+        // Forms whose value stands on another line than its name.
+        let text = match across::redact(&text) {
+            Some(changed) => Cow::Owned(changed),
+            None => text,
+        };
         // Random runs with a password's punctuation, once the rules that read a value by
         // where it stands have taken theirs whole.
         let text = match tokens::punctuated::redact(&text) {
@@ -107,6 +208,14 @@ impl Scrubber {
         };
         let text = personal::redact(&text);
         merge_markers(text.into_owned())
+    }
+}
+
+/// `text` with every value `remover` knows removed, and touching markers made one.
+fn remove(remover: Option<&whole::Remover>, text: String) -> String {
+    match remover.and_then(|r| r.remove(&text)) {
+        Some(removed) => merge_markers(removed),
+        None => merge_markers(text),
     }
 }
 
@@ -172,16 +281,19 @@ fn merge_markers(text: String) -> String {
     if !text.contains(&twice) {
         return text;
     }
-    let mut text = text;
-    while text.contains(&twice) {
-        text = text.replace(&twice, REDACTED);
+    // One pass: a marker right after the one before it is left out.
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut last_end = usize::MAX;
+    for (at, _) in text.match_indices(REDACTED) {
+        if at == last_end {
+            out.push_str(&text[copied..at]);
+            copied = at + REDACTED.len();
+        }
+        last_end = at + REDACTED.len();
     }
-    text
-}
-
-/// The bytes of `text` outside markers.
-fn unmarked_len(text: &str) -> usize {
-    text.len() - text.matches(REDACTED).count() * REDACTED.len()
+    out.push_str(&text[copied..]);
+    out
 }
 
 #[cfg(test)]

@@ -3,8 +3,14 @@
 //!
 //! It lives in a module of its own so that the layers and the [`Scrubber`](super::Scrubber)
 //! that runs them all look down to it, and no layer imports its caller.
+//!
+//! The splice is also where the scrubber learns (`whole`): while [`learning`] runs, the
+//! original text of every range any layer replaces is kept, so that a value one rule
+//! recognised on one line can be removed wherever else it stands. A layer that finds a new
+//! kind of secret teaches it by splicing it, and needs nothing more.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 
 /// What a removed secret or piece of personal data becomes.
 pub const REDACTED: &str = "[REDACTED]";
@@ -43,10 +49,53 @@ pub(crate) fn splice<'t>(
         }
         out.push_str(&text[copied..start]);
         out.push_str(REDACTED);
+        learn(&text[start..end]);
         copied = end;
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
+}
+
+/// Most bytes of replaced text kept while [`learning`] runs: the text scrubbed is bounded,
+/// and so is what it can teach.
+const MAX_LEARNED_BYTES: usize = 1 << 20;
+
+thread_local! {
+    /// What the splices replaced since [`learning`] began; `None` when nothing is learning.
+    static LEARNED: RefCell<Option<Learned>> = const { RefCell::new(None) };
+}
+
+/// The replaced pieces, and their bytes together.
+#[derive(Default)]
+struct Learned {
+    pieces: Vec<String>,
+    bytes: usize,
+}
+
+/// Runs `f`, and returns with its result the original text of every range [`splice`]
+/// replaced meanwhile (on this thread), each piece between markers already there on its
+/// own. Nested calls keep their own pieces.
+pub(crate) fn learning<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let outer = LEARNED.with(|l| l.replace(Some(Learned::default())));
+    let result = f();
+    let learned = LEARNED.with(|l| l.replace(outer));
+    (result, learned.map(|l| l.pieces).unwrap_or_default())
+}
+
+/// Keeps `replaced` (the text a range held) if something is learning.
+pub(crate) fn learn(replaced: &str) {
+    LEARNED.with(|l| {
+        let mut l = l.borrow_mut();
+        let Some(l) = l.as_mut() else {
+            return;
+        };
+        for piece in replaced.split(REDACTED) {
+            if !piece.trim().is_empty() && l.bytes + piece.len() <= MAX_LEARNED_BYTES {
+                l.bytes += piece.len();
+                l.pieces.push(piece.to_owned());
+            }
+        }
+    });
 }
 
 #[cfg(test)]

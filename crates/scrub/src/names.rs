@@ -13,6 +13,18 @@ const SECRET_WORDS: &[&str] = &[
     "apikey", "credential", "credentials", "creds", "dsn", "cookie", "session", "sessionid", "auth",
     "authorization", "bearer", "signature", "privatekey", "accesskey", "secretkey",
 ];
+/// Credential words of other languages and scripts, in lower case and without blanks: a
+/// name is a secret's when it, or one of its parts, ends in one (`Datenbankpasswort`,
+/// `mot_de_passe`, `数据库密码`), though not when more follows (`密码错误`, a password
+/// error). Fullwidth letters (`ｐａｓｓｗｏｒｄ`) are read as ASCII first.
+#[rustfmt::skip]
+const FOREIGN_WORDS: &[&str] = &[
+    "passwort", "kennwort", "contraseña", "contrasena", "motdepasse", "senha", "parola",
+    "wachtwoord", "hasło", "haslo", "heslo", "lösenord", "losenord", "passord", "salasana",
+    "jelszó", "şifre", "lozinka", "пароль", "密码", "密碼", "口令", "パスワード", "비밀번호",
+    "كلمةالمرور", "كلمةالسر", "סיסמה",
+];
+
 /// Words that make a following `key` (or `id` for `secret`) a secret's.
 #[rustfmt::skip]
 const KEY_QUALIFIERS: &[&str] = &[
@@ -30,7 +42,13 @@ const NOT_A_VALUE: &[&str] = &[
     "refs", "reference", "selector", "user", "username", "users", "method", "mode", "provider",
     "mechanism", "realm", "scheme", "enabled", "disabled", "host", "port", "policy", "strategy",
     "timeout", "level", "at", "header", "source", "encryption", "column", "sock", "socket",
+    "stdin", "prompt", "command", "cmd", "fd",
 ];
+
+/// First words of a name that make it a switch about a secret, which takes no value:
+/// `--ask-pass`, `--ask-vault-pass`, `--skip-password`, `--no-password`, `--prompt-password`.
+#[rustfmt::skip]
+const SWITCH_WORDS: &[&str] = &["ask", "skip", "no", "prompt", "without"];
 
 /// Words before `token` that make it the cursor of a paged listing, which grants nothing on
 /// its own: `page_token`, `nextPageToken`, AWS `NextToken`, `continuationToken`, a sync or
@@ -117,6 +135,7 @@ pub fn names_a_secret(name: &str) -> bool {
     if name.len() < 2 {
         return false;
     }
+    let name = &*fold_fullwidth(name);
     let parts = split_name(name.trim_start_matches('-'));
     // `pAsSwOrD`: humps in odd places; the word is there once the case is ignored.
     let folded = name.to_ascii_lowercase();
@@ -129,9 +148,13 @@ pub fn names_a_secret(name: &str) -> bool {
     if parts
         .last()
         .is_some_and(|last| NOT_A_VALUE.contains(&last.as_str()))
+        || parts.len() > 1 && SWITCH_WORDS.contains(&parts[0].as_str())
         || names_a_cursor(&parts)
     {
         return false;
+    }
+    if names_in_another_language(&parts) {
+        return true;
     }
     parts.iter().enumerate().any(|(i, part)| {
         SECRET_WORDS.contains(&part.as_str())
@@ -185,6 +208,48 @@ pub const PASSWORD_ARGUMENTS: &[(&str, usize)] = &[
     ("pdo", 2), ("mysqli", 2), ("mysqliconnect", 2), ("mysqlconnect", 2),
     ("mysqlirealconnect", 3),
 ];
+
+/// Credential words of two words, the first with its blank: `mot de passe`, `كلمة المرور`.
+const FOREIGN_PHRASES: &[(&str, &str)] = &[
+    ("mot de ", "passe"),
+    ("كلمة ", "المرور"),
+    ("كلمة ", "السر"),
+    ("mật ", "khẩu"),
+];
+
+/// Whether `name`, after the text `before` it, ends a credential phrase of several words
+/// (`mot de passe: …`).
+pub fn names_a_secret_after(before: &str, name: &str) -> bool {
+    FOREIGN_PHRASES.iter().any(|(head, last)| {
+        name.len() == last.len()
+            && name.to_lowercase() == *last
+            && before.len() >= head.len()
+            && before.is_char_boundary(before.len() - head.len())
+            && before[before.len() - head.len()..].to_lowercase() == *head
+    })
+}
+
+/// Whether a name's parts end in a credential word of [`FOREIGN_WORDS`]: one part
+/// (`Datenbankpasswort`, `数据库密码`), or the parts run together (`mot_de_passe`).
+fn names_in_another_language(parts: &[String]) -> bool {
+    let joined = parts.concat();
+    FOREIGN_WORDS
+        .iter()
+        .any(|w| joined.ends_with(w) || parts.iter().any(|p| p.ends_with(w)))
+}
+
+/// `name` with fullwidth forms of ASCII (U+FF01 to U+FF5E, `ｐａｓｓｗｏｒｄ`) read as ASCII.
+pub fn fold_fullwidth(name: &str) -> std::borrow::Cow<'_, str> {
+    let fullwidth = |c: char| ('\u{FF01}'..='\u{FF5E}').contains(&c);
+    if !name.contains(fullwidth) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let ascii = |c: char| match fullwidth(c) {
+        true => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        false => c,
+    };
+    std::borrow::Cow::Owned(name.chars().map(ascii).collect())
+}
 
 /// `page_token`, `nextPageToken`, `pagetoken`: a cursor (see [`CURSOR_WORDS`]).
 fn names_a_cursor(parts: &[String]) -> bool {

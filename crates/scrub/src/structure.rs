@@ -132,12 +132,18 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     // `Authorization: none` says there is no credential.
     replace(&mut text, &HEADER, |c| match c[3].trim() {
         "none" | "(none)" => c[0].to_owned(),
-        _ => format!("{}{}{REDACTED}", &c[1], &c[2]),
+        _ => {
+            marker::learn(&c[3]);
+            format!("{}{}{REDACTED}", &c[1], &c[2])
+        }
     });
     // `redis-cli -u redis://:pw@cache`: a URL, whose user info `userinfo` took.
     replace(&mut text, &CURL_USER, |c| match c[2].contains("://") {
         true => c[0].to_owned(),
-        false => format!("{}{REDACTED}", &c[1]),
+        false => {
+            marker::learn(&c[2]);
+            format!("{}{REDACTED}", &c[1])
+        }
     });
     // The forms databases and tools print (`forms`): one table, a lexer each.
     if let Cow::Owned(new) = splice(&text, forms::secrets(&text)) {
@@ -147,6 +153,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         text = Cow::Owned(new);
     }
     replace(&mut text, &NETRC, |c| {
+        marker::learn(&c[2]);
         format!("{}{REDACTED}{}", &c[1], &c[3])
     });
     if let Cow::Owned(new) = redact_key_value_attributes(&text) {

@@ -17,6 +17,10 @@
 //!   and backtraces go. anyhow's `Error: …` stays and its `Caused by:` list goes.
 //! - PHP: `Fatal error:  Uncaught …` stays; `Stack trace:`, `#N …`, `thrown in …` go.
 //!
+//! - Hex dumps (`xxd`, `hexdump -C`, `od`, OpenLDAP's `ber_dump`, `tcpdump -X`; read in
+//!   `hexdump`): a run of dump lines becomes `[hex dump]`, so neither its bytes nor its text
+//!   column (which spells what the dump held) stand for the output.
+//!
 //! A tail may begin mid-trace: headless frames go (the first `Caused by:`-style line stays if
 //! there is one), and so does the text's first line, likely a cut piece of a frame. A header
 //! only counts with frames after it, so ordinary lines such as `Error: bad input` stay.
@@ -25,6 +29,8 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
+
+pub(crate) mod hexdump;
 
 macro_rules! patterns {
     ($($name:ident = $re:expr;)*) => {$(
@@ -187,8 +193,34 @@ fn recognise(l: &[Line], i: usize) -> Option<Block> {
     if i >= l.len() {
         return None;
     }
-    let runtimes: [Recogniser; 6] = [python, go, rust, php, node, stack];
+    let runtimes: [Recogniser; 7] = [python, go, rust, php, node, stack, hex_dump];
     runtimes.iter().find_map(|recognise| recognise(l, i))
+}
+
+/// A hex dump: two or more dump lines, each at an offset past the bytes of the one before,
+/// or one whose text column is its
+/// bytes'; it becomes `[hex dump]`.
+fn hex_dump(l: &[Line], i: usize) -> Option<Block> {
+    let first = hexdump::parse(l[i].vis)?;
+    let mut end = i + 1;
+    let mut next_offset = first.offset.saturating_add(first.bytes as u64);
+    while let Some(next) = l.get(end).and_then(|line| hexdump::parse(line.vis)) {
+        if next.offset < next_offset {
+            break;
+        }
+        next_offset = next.offset.saturating_add(next.bytes as u64);
+        end += 1;
+    }
+    if end == i + 1 && first.column.is_none() {
+        return None;
+    }
+    let last = l[end - 1].full;
+    let terminator = last.len() - last.trim_end_matches(['\n', '\r']).len();
+    found(
+        end,
+        Some(Keep(end - 1, last.len() - terminator, "[hex dump]")),
+        false,
+    )
 }
 
 fn vis<'a>(l: &[Line<'a>], k: usize) -> &'a str {
@@ -1102,6 +1134,39 @@ Stack trace:
             let once = collapse(text);
             assert!(once.len() <= text.len());
             assert_eq!(collapse(&once), once);
+        }
+    }
+
+    /// `ldapsearch -d -1` against a server that refuses the bind, as printed here (OpenLDAP
+    /// 2.5), and the same dump by `xxd`, `hexdump -C` and `od`.
+    #[test]
+    fn hex_dumps_become_one_line_without_their_text() {
+        let ldap = "ber_scanf fmt ({i) ber:\nber_flush2: 56 bytes to sd 3\n  0000:  30 36 02 01 01 60 31 02  01 03 04 1b 63 6e 3d 61   06...`1.....cn=a  \n  0010:  64 6d 69 6e 2c 64 63 3d  63 6f 72 70 2c 64 63 3d   dmin,dc=corp,dc=  \n  0020:  65 78 61 6d 70 6c 65 80  0f 4b 71 38 76 4e 32 78   example..Kq8vN2x  \n  0030:  4c 2f 52 74 35 70 51 39                            L/Rt5pQ9          \nldap_write: want=56, written=56\n";
+        let want = "ber_scanf fmt ({i) ber:\nber_flush2: 56 bytes to sd 3\n[hex dump]\nldap_write: want=56, written=56\n";
+        assert_eq!(collapse(ldap), want);
+        let scrubbed = ldap
+            .replace("example..Kq8vN2x", "[REDACTED]")
+            .replace("L/Rt5pQ9", "[REDACTED]");
+        assert_eq!(collapse(&scrubbed), want);
+        for dump in [
+            "00000000: 646e 3a20 636e 3d61 646d 696e 0a70 6173  dn: cn=admin.pas\n00000010: 7377 6f72 643a 204b 7138 764e 3278 4c2f  sword: Kq8vN2xL/\n00000020: 5274 3570 5139 0a                        Rt5pQ9.",
+            "00000000  64 6e 3a 20 63 6e 3d 61  64 6d 69 6e 0a 70 61 73  |dn: cn=admin.pas|\n00000010  73 77 6f 72 64 3a 20 4b  71 38 76 4e 32 78 4c 2f  |sword: Kq8vN2xL/|\n00000020  52 74 35 70 51 39 0a                              |Rt5pQ9.|",
+            "0000000   d   n   :       c   n   =   a   d   m   i   n  \\n   p   a   s\n0000020   s   w   o   r   d   :       K   q   8   v   N   2   x   L   /",
+            "000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 0a 70 61 73  >dn: cn=admin.pas<\n000010 73 77 6f 72 64 3a 20 4b 71 38 76 4e 32 78 4c 2f  >sword: Kq8vN2xL/<",
+            "0000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 0a 70 61 73\n0000020 73 77 6f 72 64 3a 20 4b 71 38 76 4e 32 78 4c 2f",
+        ] {
+            let text = format!("$ dump secrets.txt\n{dump}\n");
+            assert_eq!(
+                collapse(&text),
+                "$ dump secrets.txt\n[hex dump]\n",
+                "{dump}"
+            );
+        }
+        for text in [
+            "2026: 12 07 18 13  deploy started\n2027: 12 07 18 13  deploy started\n",
+            "0000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 0a 70 61 73\n",
+        ] {
+            assert_eq!(collapse(text), text);
         }
     }
 }

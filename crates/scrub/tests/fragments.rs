@@ -75,6 +75,13 @@ const FRAGMENTS: &[&str] = &[
     "Qm3vXr9TtLw2ZpK8sNb4:",
     "Pa55#9hbmU!*UJh7rePtAVJG",
     "host name \"Kx9qZ4mWp\"",
+    "ab-",
+    "sk_",
+    ":",
+    "password:\n    ",
+    "334 UGFzc3dvcmQ6\n -> ",
+    "Property: x.password\n    Value: \"",
+    "'[REDACTED]\n",
 ];
 
 fn text(rng: &mut fastrand::Rng, pieces: usize) -> String {

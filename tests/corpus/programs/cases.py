@@ -1140,17 +1140,199 @@ def restic_setx(s, pw, shape):
     return setx(f"export RESTIC_PASSWORD={q(pw)}\nrestic -r /srv/missing-repo snapshots\n"), [("password", pw)]
 
 
+# --- Issue 43: values quoted back, frames, dumps, variable dumps, AUTH LOGIN --------------
+
+
+def slashed(pw, at=8):
+    """The password with a `/` at `at` (as `openssl rand -base64` makes them): a URL parser
+    then ends the authority there and reads the piece after the user's `:` as the port."""
+    head = "".join(c for c in pw if c.isalnum())[:at]
+    return head + "/" + pw
+
+
+@template("psql (port)", shapes=["aws", "base62", "hex"], count=3)
+def psql_port_piece(s, pw, shape):
+    pw = slashed(pw)
+    script = f"psql 'postgresql://app:{pw}@127.0.0.1:{s.closed}/app' -c 'select 1'\n"
+    return script, [("password", pw)]
+
+
+@template("urllib.parse (port)", shapes=["base62", "hex", "aws"], count=3)
+def python_urllib_port(s, pw, shape):
+    pw = slashed(pw)
+    py = """import os, urllib.parse
+
+def db_settings(url):
+    parts = urllib.parse.urlsplit(url)
+    return {"host": parts.hostname, "port": parts.port or 5432, "user": parts.username}
+
+print(db_settings(os.environ["DATABASE_URL"]))
+"""
+    url = f"postgresql://app:{pw}@db.internal:5432/app"
+    return f"DATABASE_URL={q(url)} python3 settings.py\n", [("password", pw)], {"settings.py": py}
+
+
+@template("Go net/url (port)", shapes=["base62", "aws", "hex"], count=3)
+def go_url_port(s, pw, shape):
+    pw = slashed(pw)
+    go = """package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+)
+
+func main() {
+	u, err := url.Parse("redis://svc:" + os.Getenv("REDIS_PW") + "@cache:6379/0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "config:", err)
+		os.Exit(1)
+	}
+	fmt.Println(u.Host)
+}
+"""
+    return f"REDIS_PW={q(pw)} {GO_RUN}", [("password", pw)], {"main.go": go}
+
+
+PHP_ARGS = "php -d display_errors=stderr -d zend.exception_ignore_args=0 -d zend.exception_string_param_max_len=40"
+
+
+@template("PHP PDO (frames)", shapes=["base62", "punct", "wordpunct", "hex"], count=4)
+def php_pdo_frames(s, pw, shape):
+    php = f"""<?php
+function connect(string $dsn, string $user, string $password): PDO {{
+    return new PDO($dsn, $user, $password, [PDO::ATTR_TIMEOUT => 2]);
+}}
+
+function db(): PDO {{
+    return connect(getenv('DB_DSN'), 'app', getenv('DB_PASSWORD'));
+}}
+
+db()->query('SELECT 1');
+"""
+    dsn = f"mysql:host=127.0.0.1;port={s.closed};dbname=app"
+    return (f"DB_DSN={q(dsn)} DB_PASSWORD={q(pw)} {PHP_ARGS} job.php\n", [("password", pw)],
+            {"job.php": php})
+
+
+@template("PHP mysqli (frames)", shapes=["base62", "aws"], count=2)
+def php_mysqli_frames(s, pw, shape):
+    php = f"""<?php
+mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);
+class Db {{
+    public static function open(string $host, string $user, string $password): mysqli {{
+        $link = mysqli_init();
+        $link->real_connect($host, $user, $password, 'app', {s.closed});
+        return $link;
+    }}
+}}
+Db::open('127.0.0.1', 'app', getenv('DB_PASSWORD'));
+"""
+    return f"DB_PASSWORD={q(pw)} {PHP_ARGS} job.php\n", [("password", pw)], {"job.php": php}
+
+
+@template("redis-cli (host)", shapes=["base62", "hex", "base62"], count=3)
+def redis_cli_at_host(s, pw, shape):
+    # An unescaped `@` in the password: redis-cli resolves the rest of it as the host.
+    pw = pw[:6] + "@" + pw[6:]
+    script = f"redis-cli -u 'redis://default:{pw}@127.0.0.1:{s.closed}/0' ping\n"
+    return script, [("password", pw)]
+
+
+@template("smtplib (AUTH LOGIN)")
+def python_smtplib_login(s, pw, shape):
+    py = f"""import os, smtplib
+s = smtplib.SMTP("127.0.0.1", {s.smtp_login})
+s.set_debuglevel(1)
+s.ehlo()
+s.login("alerts@corp.example", os.environ["SMTP_PASSWORD"])
+"""
+    return (f"SMTP_PASSWORD={q(pw)} python3 notify.py\n",
+            [("password", pw), ("AUTH LOGIN password", b64(pw))], {"notify.py": py})
+
+
+@template("swaks (AUTH LOGIN)")
+def swaks_auth_login(s, pw, shape):
+    script = (f"swaks --server 127.0.0.1:{s.smtp_login} --from alerts@corp.example --to ops@corp.example "
+              f"--auth LOGIN --auth-user alerts --auth-password {q(pw)}\n")
+    return script, [("password", pw), ("AUTH LOGIN password", b64(pw))]
+
+
+@template("ldapsearch (-d)", shapes=["base62", "punct", "hex", "wordpunct"], count=4)
+def ldapsearch_debug(s, pw, shape):
+    level = 2 if shape in ("base62", "hex") else 16
+    script = (f"ldapsearch -x -d {level} -H ldap://127.0.0.1:{s.ldap} -D cn=admin,dc=corp,dc=example "
+              f"-w \"$LDAP_PASSWORD\" -b dc=corp,dc=example uid=jdoe\n")
+    return f"export LDAP_PASSWORD={q(pw)}\n" + script, [("password", pw)]
+
+
+@template("loguru (variables)")
+def loguru_locals(s, pw, shape):
+    py = f"""import os, socket
+from loguru import logger
+
+def connect(host, port, user, password):
+    return socket.create_connection((host, port), timeout=2)
+
+@logger.catch(reraise=False)
+def main():
+    db_password = os.environ["DB_PASSWORD"]
+    connect("127.0.0.1", {s.closed}, "app", db_password)
+
+main()
+"""
+    return f"DB_PASSWORD={q(pw)} python3 job.py\n", [("password", pw)], {"job.py": py}
+
+
+@template("better_exceptions (variables)")
+def better_exceptions_password(s, pw, shape):
+    py = f"""import os, socket
+import better_exceptions
+better_exceptions.hook()
+
+def login(host, user, password):
+    sock = socket.create_connection((host, {s.closed}), timeout=2)
+    sock.sendall(user.encode() + b":" + password.encode())
+
+smtp_password = os.environ["SMTP_PASSWORD"]
+login("127.0.0.1", "alerts", smtp_password)
+"""
+    return f"BETTER_EXCEPTIONS=1 SMTP_PASSWORD={q(pw)} python3 job.py\n", [("password", pw)], {"job.py": py}
+
+
+@template("stackprinter (variables)")
+def stackprinter_locals(s, pw, shape):
+    py = f"""import os, socket
+import stackprinter
+stackprinter.set_excepthook(style="plaintext")
+
+def upload(url, api_token):
+    return socket.create_connection(("127.0.0.1", {s.closed}), timeout=2)
+
+def main():
+    api_token = os.environ["API_TOKEN"]
+    upload("http://127.0.0.1:{s.closed}/v1/rows", api_token)
+
+main()
+"""
+    return f"env -i PATH=\"$PATH\" API_TOKEN={q(pw)} python3 job.py\n", [("token", pw)], {"job.py": py}
+
+
 # ---------------------------------------------------------------------------------------
 
 
-def all_cases(servers):
+def all_cases(servers, wanted=None):
+    """Every case, or those whose id `wanted` accepts (only their servers then start)."""
     for n, (name, program, fn, shapes, count) in enumerate(TEMPLATES):
         pool = shapes or SHAPES
         picked = [pool[(n * 2 + k) % len(pool)] for k in range(count)]
         for k, shape in enumerate(picked):
+            cid = f"{name}.{shape}" + (f"-{k + 1}" if picked.count(shape) > 1 else "")
+            if wanted and not wanted(cid):
+                continue
             pw = secret(shape)
             got = fn(servers, pw, shape)
             script, secrets = got[0], got[1]
             files = got[2] if len(got) > 2 else {}
-            cid = f"{name}.{shape}" + (f"-{k + 1}" if picked.count(shape) > 1 else "")
             yield Case(cid, program, script, secrets, files)

@@ -12,17 +12,19 @@ It installs nothing. It needs, already installed:
           p7zip-full, zip, unzip, openssl, apache2-utils (htpasswd), openjdk-17-jdk-headless
           (java, javac, keytool), libpostgresql-jdbc-java, sshpass, openssh-client, rsync,
           lftp, tnftp (ftp), golang-go, gnupg, make, swaks, ldap-utils, mosquitto-clients, jq, msmtp,
-          ruby, restic,
+          ruby, restic, php-cli, php-mysql, php-pgsql, redis-tools,
           libdbd-mariadb-perl, nodejs, npm, python3
   PyPI:   requests, httpx, SQLAlchemy, psycopg2-binary, PyMySQL, redis, rich,
-          better_exceptions, pydantic, PyYAML, pytest, awscli, moto[server]
+          better_exceptions, pydantic, PyYAML, pytest, awscli, moto[server], loguru,
+          stackprinter (run it with the Python that has them, e.g. a venv's)
   npm:    pg, axios, mysql2, ioredis (in the directory named by CORPUS_NODE_MODULES, default
           /tmp/corpus-npm/node_modules)
 
 Run as root (PostgreSQL's tools then run as the `postgres` account):
     python3 tests/corpus/programs/gather.py [OUTPUT]        (default: cases.txt next to it)
-CORPUS_ONLY=<text> runs only the cases whose id contains it (with CORPUS_MERGE=1, they replace
-their namesakes in the existing file and the other cases stay); CORPUS_DEBUG=<dir> writes every
+CORPUS_ONLY=<text>[,<text>…] runs only the cases whose id contains one of them (with
+CORPUS_MERGE=1, they replace their namesakes in the existing file and the other cases stay);
+the servers a case needs (PostgreSQL, MariaDB, Redis, moto) start only when it runs; CORPUS_DEBUG=<dir> writes every
 case's script and raw output there. A case whose output holds none of its secrets (the
 program masked it, or failed some other way) is left out, with a line on stderr.
 
@@ -219,6 +221,30 @@ class SMTP(LineServer):
         return "530 5.7.0 Authentication required\r\n"
 
 
+class SMTPLogin(SMTP):
+    """Offers AUTH LOGIN only, so that clients answer its two 334 prompts line by line."""
+
+    def answer(self, line):
+        if line.split(" ")[0].upper() == "EHLO":
+            return "250-corpus\r\n250-AUTH LOGIN\r\n250 8BITMIME\r\n"
+        return super().answer(line)
+
+
+class LDAP(socketserver.BaseRequestHandler):
+    """Answers any LDAP bind request with invalidCredentials (49), then waits for the unbind."""
+
+    def handle(self):
+        try:
+            self.request.settimeout(5)
+            if not self.request.recv(65536):
+                return
+            # BindResponse, message id 1: resultCode 49, empty matchedDN and diagnostic.
+            self.request.sendall(bytes.fromhex("300c02010161070a013104000400"))
+            self.request.recv(65536)
+        except OSError:
+            pass
+
+
 class IMAP(LineServer):
     greeting = b"* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] corpus ready\r\n"
     tag = None
@@ -290,11 +316,23 @@ class Servers:
         self.smtp = serve(SMTP)
         self.imap = serve(IMAP)
         self.pop3 = serve(POP3)
+        self.smtp_login = serve(SMTPLogin)
+        self.ldap = serve(LDAP)
         self.closed = free_port()  # nothing listens here
-        self.start_postgres()
-        self.start_mariadb()
-        self.start_redis()
-        self.start_moto()
+        # PostgreSQL, MariaDB, Redis and moto start when a case first asks for their port
+        # (see __getattr__), so a run of some cases needs only their servers installed.
+
+    LAZY = {"pg": "start_postgres", "pg_dir": "start_postgres", "pg_sock": "start_postgres",
+            "pg_password": "start_postgres", "my": "start_mariadb", "my_dir": "start_mariadb",
+            "my_sock": "start_mariadb", "my_password": "start_mariadb", "redis": "start_redis",
+            "redis_password": "start_redis", "moto": "start_moto"}
+
+    def __getattr__(self, name):
+        start = Servers.LAZY.get(name)
+        if start is None:
+            raise AttributeError(name)
+        getattr(self, start)()
+        return self.__dict__[name]
 
     def start_postgres(self):
         self.pg = free_port()
@@ -390,7 +428,7 @@ HEADER = """\
 #
 # Gathered by gather.py (next to this file) on {date}: every program ran on this machine
 # against servers on 127.0.0.1 (PostgreSQL, MariaDB, Redis, moto, and small servers that ask
-# for credentials and refuse them: HTTP, FTP, SMTP, IMAP, POP3) or against a port nothing
+# for credentials and refuse them: HTTP, FTP, SMTP, IMAP, POP3, LDAP) or against a port nothing
 # listens on, with secrets generated for that case alone. Do not edit by hand; re-gather.
 #
 # Format: lines starting with `#` before the first case are comments. A case starts with
@@ -547,6 +585,7 @@ def record(case, status, stdout, stderr, warn):
 def main():
     out_path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cases.txt")
     only = os.environ.get("CORPUS_ONLY")
+    wanted = (lambda cid: any(part in cid for part in only.split(","))) if only else None
     root = tempfile.mkdtemp(prefix="corpus-")
     os.chmod(root, 0o755)
     servers = Servers(root)
@@ -554,9 +593,7 @@ def main():
 
     blocks, warnings, programs = [], [], set()
     try:
-        for case in cases.all_cases(servers):
-            if only and only not in case.id:
-                continue
+        for case in cases.all_cases(servers, wanted):
             status, stdout, stderr = execute(case, os.path.join(root, "run", case.id))
             text = record(case, status, stdout, stderr, warnings.append)
             debug = os.environ.get("CORPUS_DEBUG")  # a directory for every case's raw output
@@ -583,7 +620,7 @@ def main():
         header, _, rest = old.partition("\n=== ")
         header += "\n"
         kept = ["=== " + b.rstrip("\n") for b in ("\n=== " + rest).split("\n=== ")[1:]
-                if only not in b.split("\n", 1)[0]]
+                if not wanted(b.split("\n", 1)[0])]
         blocks = kept + blocks
     with open(out_path, "w") as f:
         f.write(header + "\n" + "\n\n".join(blocks) + "\n")

@@ -16,7 +16,7 @@ use regex::Regex;
 use super::super::marker::{self, Overlap, REDACTED};
 use super::super::names::{
     GENERATED_MIN, NOT_SECRETS, generated_char, looks_generated, looks_generated_strictly,
-    names_a_credential_context, names_a_file, names_a_secret,
+    names_a_credential_context, names_a_file, names_a_secret, names_a_secret_after,
 };
 use super::query::is_query_name;
 use super::values::{REACH, ahead, back, value_span};
@@ -40,6 +40,9 @@ fn next_assignment(text: &str, mut at: usize) -> Option<(usize, usize, usize)> {
             .map_or(text.len(), |n| run_start + n);
         let starts_name = |p: usize| {
             b[p].is_ascii_alphabetic()
+                // `пароль`, `密码`, `ｐａｓｓｗｏｒｄ`: a letter of another script.
+                || b[p] >= 0xC0
+                    && text[p..].chars().next().is_some_and(char::is_alphabetic)
                 || b[p] == b'_'
                 || b[p] == b'-'
                     && (b.get(p + 1).is_some_and(u8::is_ascii_alphabetic)
@@ -81,6 +84,10 @@ fn separator_at(b: &[u8], i: usize) -> Option<usize> {
     }
     if matches!(b.get(j), Some(b':' | b'=')) {
         return Some(blanks(j + 1));
+    }
+    // The fullwidth `：` and `＝` of CJK text.
+    if b[j..].starts_with("：".as_bytes()) || b[j..].starts_with("＝".as_bytes()) {
+        return Some(blanks(j + 3));
     }
     let j = blanks(i);
     (j > i).then_some(j)
@@ -189,7 +196,7 @@ fn secret_name(text: &str, name_start: usize, name_end: usize) -> Option<SecretN
     let api_key = name.eq_ignore_ascii_case("key")
         && name_start >= 4
         && text.as_bytes()[name_start - 4..name_start].eq_ignore_ascii_case(b"api ");
-    let strong = names_a_secret(name) || api_key;
+    let strong = names_a_secret(name) || api_key || names_a_secret_after(&text[..name_start], name);
     if !strong && !names_a_credential_context(name) {
         return None;
     }

@@ -17,7 +17,11 @@
 //! | protocol traces | `PASS «…»`, `AUTH PLAIN «…»`, `A1 LOGIN user «…»` | `protocol` |
 //! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage`, `nonnumeric port: '«…»'`, `app.env: line 2: «…»: command not found` | `echoes` |
 //! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …`, Node's `+ '«…»'` after `[ERR_ASSERTION]: token …` | `assertions` |
-//! | host names | `host name "«pw»@db"` | `host` |
+//! | ports that are a password's piece | `invalid integer value "«Kq8v»" for connection option "port"`, `Port could not be cast to integer value as '«Kq8v»'`, `invalid port ":«Kq8v»" after host` | `ports` |
+//! | PHP frame arguments | `#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«…»')` | `frames` |
+//! | traceback variables | loguru's and better_exceptions' `│   └ '«…»'` under a secret's name, stackprinter's `api_token = '«…»'` and its wrapped lines | `dumped` |
+//! | hex dumps' text column | `0020:  65 78 61 6d 70 6c 65 80  0f 4b 71 38  «example..Kq8»` | `dumps` |
+//! | host names | `host name "«pw»@db"`, `Could not connect to Redis at «pw»@db:6379` | `host` |
 //!
 //! A value any form finds goes wherever else it stands in the text too, when it cannot be
 //! an ordinary word (`elsewhere`).
@@ -31,13 +35,17 @@
 mod assertions;
 mod connection;
 mod dsn;
+mod dumped;
+mod dumps;
 mod echoes;
 mod elsewhere;
 mod flags;
+mod frames;
 mod host;
 mod insert;
 mod lex;
 mod oracle;
+mod ports;
 mod protocol;
 mod server_config;
 mod settings;
@@ -231,8 +239,47 @@ const FORMS: &[Form] = &[
         keeps: "AssertionError [ERR_ASSERTION]: count differs\n+ 3\n- 4",
     },
     Form {
+        name: "ports that are a password's piece",
+        cues: &[
+            "invalid integer value \"",
+            "port could not be cast",
+            "invalid port \":",
+        ],
+        lex: ports::secrets,
+        takes: "psql: error: invalid integer value \"«Kq8vN2xL»\" for connection option \"port\"",
+        keeps: "psql: error: invalid integer value \"99999\" for connection option \"port\"",
+    },
+    Form {
+        name: "PHP frame arguments",
+        cues: &["): ", "[internal function]: "],
+        lex: frames::secrets,
+        takes: "#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«Xk29fjQmLr»')",
+        keeps: "#1 /app/run.php(8): import('customers.csv', 'app', 'daily')",
+    },
+    Form {
+        name: "variable trees",
+        cues: &["└ "],
+        lex: dumped::trees,
+        takes: "    login(user, smtp_password)\n    │           └ «'Xq7w9Lm2'»",
+        keeps: "    login(user, smtp_password)\n    │     └ 'alerts'",
+    },
+    Form {
+        name: "stackprinter variables",
+        cues: &["     "],
+        lex: dumped::stackprinter,
+        takes: "    ..........\n     api_token = «'Xq7w9Lm2pe»\n                  «Rt5pQ9'»",
+        keeps: "    ..........\n     host = '127.0.0.1'",
+    },
+    Form {
+        name: "hex dumps' text column",
+        cues: &[""],
+        lex: dumps::secrets,
+        takes: "00000010  73 77 6f 72 64 3a 20 4b  71 38 76 4e 32 78 4c 2f  |«sword: Kq8vN2xL/»|",
+        keeps: "2026: 12 07 18 13  deploy started",
+    },
+    Form {
         name: "host names",
-        cues: &["host", "lookup", "enotfound", "eai_again"],
+        cues: &["host", "lookup", "enotfound", "eai_again", "redis at "],
         lex: host::secrets,
         takes: "could not translate host name \"«Xq7w9»@127.0.0.1\" to address",
         keeps: "could not translate host name \"db.internal\" to address",

@@ -292,6 +292,8 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
                 false
             }
             b')' | b']' | b'}' => framing.closers.contains(&c),
+            // CJK punctuation (`密码=…，请检查`): text without blanks goes on after it.
+            0xE3 | 0xEF => cjk_stop(&text[i..]),
             // A shell's `&&` (`PGPASSWORD=…&&psql`): a command follows.
             b'&' if b.get(i + 1) == Some(&b'&') => true,
             b',' | b';' | b'&' => {
@@ -308,6 +310,14 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
         i += 1;
     }
     b.len()
+}
+
+/// Whether `rest` starts with a CJK or fullwidth mark that ends a bare value: a comma,
+/// full stop, colon, semicolon, closing bracket or quote, or the ideographic space.
+fn cjk_stop(rest: &str) -> bool {
+    rest.chars()
+        .next()
+        .is_some_and(|c| "，。、；：！？）」』】〉》\u{3000}".contains(c))
 }
 
 fn closer(open: u8) -> u8 {

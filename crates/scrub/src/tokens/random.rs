@@ -92,10 +92,16 @@ fn vendor_body(token: &str) -> Option<&str> {
     if prefix.len() < 2 || !short_name(prefix) {
         return None;
     }
+    // The letters and digits left after each part, counted once and then taken down part
+    // by part: counting the rest again for every part would be quadratic in the token
+    // (`ab-ab-ab-…`).
+    let mut left = alnum_count(body.as_bytes());
     while let Some((part, rest)) = body.split_once(['_', '-']) {
-        if part.len() > 6 || !short_name(part) || alnum_count(rest.as_bytes()) < MIN_PREFIXED_LEN {
+        // A short name is all letters and digits: what is left after it is the rest.
+        if part.len() > 6 || !short_name(part) || left - part.len() < MIN_PREFIXED_LEN {
             break;
         }
+        left -= part.len();
         body = rest;
     }
     Some(body)

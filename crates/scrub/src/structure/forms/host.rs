@@ -2,7 +2,8 @@
 //! rest of the password as the host (`postgres://app:p@ss@db/x` connects to `ss@db`), and
 //! its error prints it: libpq's `could not translate host name "…@db" to address`, MySQL's
 //! `Unknown MySQL server host '…@db'`, Go's `dial tcp: lookup …@db: no such host`, Node's
-//! `getaddrinfo ENOTFOUND …@db`, curl's `Could not resolve host: …@db`. The part before
+//! `getaddrinfo ENOTFOUND …@db`, curl's `Could not resolve host: …@db`, redis-cli's `Could
+//! not connect to Redis at …@db:6379: Name or service not known`. The part before
 //! the last `@` goes; the host after it stays.
 //!
 //!
@@ -27,6 +28,7 @@ const CUES: &[&str] = &[
     "lookup",
     "enotfound",
     "eai_again",
+    "redis at",
 ];
 
 pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
@@ -95,6 +97,10 @@ mod tests {
                 "Error: getaddrinfo ENOTFOUND [REDACTED]@db",
             ),
             (
+                "Could not connect to Redis at N2xLRt5pQ9@127.0.0.1:6390: Name or service not known",
+                "Could not connect to Redis at [REDACTED]@127.0.0.1:6390: Name or service not known",
+            ),
+            (
                 "curl: (6) Could not resolve host: Xq7w@db",
                 "curl: (6) Could not resolve host: [REDACTED]@db",
             ),
@@ -114,6 +120,7 @@ mod tests {
             "dial tcp: lookup postgres://[REDACTED]@db:5432: no such host",
             "host name \"[REDACTED]@db\"",
             "DNS lookup failed",
+            "Could not connect to Redis at 127.0.0.1:6390: Connection refused",
             "could not translate host name \"db01\" to address",
             "could not translate host name \"DBSERVER01\" to address",
             "could not translate host name \"Postgres\" to address",

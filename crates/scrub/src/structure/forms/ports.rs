@@ -1,0 +1,99 @@
+//! A URL parser quoting a password's piece back as the port. When a password holds a `/`
+//! (as `openssl rand -base64` makes them) or a `#` or `?`, a parser ends the authority
+//! there: `postgresql://app:Kq8v/N2xL@db/x` has the authority `app:Kq8v`, no `@`, so
+//! `app` reads as the host and `Kq8v`, the password's first piece, as its port. The
+//! parser's error quotes that "port":
+//!
+//! - libpq (psql, pg_dump, psycopg2): `invalid integer value "«Kq8v»" for connection option
+//!   "port"`;
+//! - Python's `urllib.parse`: `Port could not be cast to integer value as '«Kq8v»'` (a repr:
+//!   `"…"` when the piece holds a `'`);
+//! - Go's `net/url`: `invalid port ":«Kq8v»" after host`.
+//!
+//! The quoted piece goes unless it is digits only (`"99999"`, a port out of range) or empty.
+//! (Python's `nonnumeric port: '…'` of `http.client` is in `echoes`.)
+
+use super::lex::{Span, Text, quoted_end};
+
+/// The text before a quoted port, in lower case, and the quotes that may open it (Python's
+/// repr takes `"` when the piece holds a `'`).
+const CUES: &[(&str, &[u8])] = &[
+    ("invalid integer value ", b"\""),
+    ("port could not be cast to integer value as ", b"'\""),
+    ("invalid port ", b"\""),
+];
+
+pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
+    let b = text.bytes();
+    for (cue, quotes) in CUES {
+        for (at, _) in text.lower.match_indices(cue) {
+            let open = at + cue.len();
+            let Some(&quote) = b.get(open).filter(|q| quotes.contains(q)) else {
+                continue;
+            };
+            let mut inner = open + 1;
+            let end = quoted_end(text.raw, inner, quote);
+            let after = &text.lower[(end + 1).min(b.len())..];
+            let piece = match *cue {
+                // Only the port of a connection option, not any integer option.
+                "invalid integer value " => after.starts_with(" for connection option \"port\""),
+                // Go writes the port with its `:`, and says where it stands.
+                "invalid port " => {
+                    let colon = b.get(inner) == Some(&b':');
+                    inner += usize::from(colon);
+                    colon && after.starts_with(" after host")
+                }
+                _ => true,
+            };
+            let value = &text.raw[inner.min(end)..end];
+            if piece && !value.bytes().all(|c| c.is_ascii_digit()) {
+                out.push((inner, end));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::assert_lexed;
+    use super::*;
+
+    #[test]
+    fn a_password_piece_quoted_as_a_port_goes() {
+        assert_lexed(
+            secrets,
+            &[
+                (
+                    "psql: error: invalid integer value \"Kq8vN2xL\" for connection option \"port\"",
+                    "psql: error: invalid integer value \"[REDACTED]\" for connection option \"port\"",
+                ),
+                (
+                    "ValueError: Port could not be cast to integer value as 'Kq8vN2xL'",
+                    "ValueError: Port could not be cast to integer value as '[REDACTED]'",
+                ),
+                (
+                    "ValueError: Port could not be cast to integer value as \"Kq8v'N2\"",
+                    "ValueError: Port could not be cast to integer value as \"[REDACTED]\"",
+                ),
+                (
+                    "config: parse \"redis://svc\": invalid port \":Kq8vN2xL\" after host",
+                    "config: parse \"redis://svc\": invalid port \":[REDACTED]\" after host",
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn ports_that_are_numbers_and_other_options_stay() {
+        for text in [
+            "psql: error: invalid integer value \"99999\" for connection option \"port\"",
+            "psql: error: invalid integer value \"abc\" for connection option \"connect_timeout\"",
+            "ValueError: Port could not be cast to integer value as ''",
+            "invalid port \":8080\" after host",
+            "invalid port number in config",
+            "raise ValueError(f\"Port could not be cast to integer value as {port!r}\")",
+        ] {
+            assert_lexed(secrets, &[(text, text)]);
+        }
+    }
+}

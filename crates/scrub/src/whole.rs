@@ -1,0 +1,169 @@
+//! The second of the two passes over the whole text: every occurrence of every learned
+//! value goes, wherever it stands.
+//!
+//! The first pass (the layers, run by [`Scrubber`](super::Scrubber)) learns a value from
+//! every range a rule replaced (`marker::learning`); with the run's own secrets and the job
+//! environment's, these are what [`Remover`] looks for: in any case and in the spellings of
+//! `learned` (percent-encoded, JSON- and shell-escaped, hex), in base64 (the run of base64
+//! characters that carries one goes whole), and cut by a line break (`wrapped`).
+//!
+//! One automaton finds them all in one pass: the `regex` crate's lazy DFA, given the
+//! spellings as one escaped alternation (a DFA over literals is Aho-Corasick's automaton;
+//! the `aho-corasick` crate would cost about 190 KB of the static binary, which has less
+//! than 50 KB to spare). It is built only when something was learned or is known, which
+//! only a failure reaches.
+
+use regex::{Regex, RegexBuilder};
+
+use super::learned;
+use super::marker::{self, Overlap};
+use super::wrapped;
+
+/// The bytes the DFA's cache may take: enough that a few hundred values' states fit, so it
+/// never gives up on the DFA for a slower engine.
+const DFA_CACHE: usize = 8 << 20;
+/// Most bytes read either way from a base64 core for the run that carries it.
+const BASE64_REACH: usize = 4096;
+
+/// The learned values, as the automata that find them.
+pub(crate) struct Remover {
+    /// Every value's spellings, in any case.
+    spelled: Option<Regex>,
+    /// Every value's base64 cores, as they are.
+    base64: Option<Regex>,
+    /// The values themselves, for the ends a line break cut.
+    values: Vec<String>,
+}
+
+impl Remover {
+    /// The automata for `values` (already filtered: `learned::worth_learning`).
+    pub(crate) fn new(values: Vec<String>) -> Remover {
+        let mut spelled: Vec<String> = values.iter().flat_map(|v| learned::spellings(v)).collect();
+        let mut cores: Vec<String> = values
+            .iter()
+            .flat_map(|v| learned::base64_cores(v))
+            .collect();
+        Remover {
+            spelled: alternation(&mut spelled, true),
+            base64: alternation(&mut cores, false),
+            values,
+        }
+    }
+
+    /// `text` with every occurrence of every value replaced by the marker; `None` when there
+    /// was none.
+    pub(crate) fn remove(&self, text: &str) -> Option<String> {
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        if let Some(spelled) = &self.spelled {
+            spans.extend(spelled.find_iter(text).map(|m| (m.start(), m.end())));
+        }
+        if let Some(base64) = &self.base64 {
+            spans.extend(
+                base64
+                    .find_iter(text)
+                    .map(|m| base64_run(text, m.start(), m.end())),
+            );
+        }
+        spans.extend(wrapped::cut_ends(text, &self.values));
+        if spans.is_empty() {
+            return None;
+        }
+        spans.sort_unstable();
+        let spans = merged(spans);
+        match marker::splice(text, &spans, Overlap::FirstWins) {
+            std::borrow::Cow::Owned(out) => Some(out),
+            std::borrow::Cow::Borrowed(_) => None,
+        }
+    }
+}
+
+/// One pattern matching any of `literals`, longest first (where two start at the same
+/// place the longer wins); `None` when there are none or the pattern will not build (the
+/// other layers still run).
+fn alternation(literals: &mut Vec<String>, any_case: bool) -> Option<Regex> {
+    literals.retain(|l| !l.is_empty());
+    if literals.is_empty() {
+        return None;
+    }
+    literals.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    literals.dedup();
+    let escaped: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
+    RegexBuilder::new(&escaped.join("|"))
+        .case_insensitive(any_case)
+        .unicode(true)
+        .size_limit(32 << 20)
+        .dfa_size_limit(DFA_CACHE)
+        .build()
+        .ok()
+}
+
+/// The run of base64 characters (and its `=` padding) around `start..end`, within
+/// [`BASE64_REACH`] bytes either way.
+fn base64_run(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let b = text.as_bytes();
+    let base64 = |c: u8| c.is_ascii_alphanumeric() || b"+/-_".contains(&c);
+    let floor = start.saturating_sub(BASE64_REACH);
+    let ceiling = (end + BASE64_REACH).min(b.len());
+    let s = (floor..start)
+        .rev()
+        .find(|&i| !base64(b[i]))
+        .map_or(floor, |i| i + 1);
+    let mut e = (end..ceiling).find(|&i| !base64(b[i])).unwrap_or(ceiling);
+    while e < ceiling && e - end < BASE64_REACH && b[e] == b'=' {
+        e += 1;
+    }
+    // ASCII bytes only were crossed, so both ends are char boundaries.
+    (s, e)
+}
+
+/// Sorted `spans` with those that overlap or touch made one.
+fn merged(spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (s, e) in spans {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn remove(values: &[&str], text: &str) -> String {
+        let remover = Remover::new(values.iter().map(|v| v.to_string()).collect());
+        remover.remove(text).unwrap_or_else(|| text.to_owned())
+    }
+
+    #[test]
+    fn every_spelling_goes() {
+        let v = "Winter42harbor$";
+        for (text, want) in [
+            ("x Winter42harbor$ y", "x [REDACTED] y"),
+            ("x WINTER42HARBOR$ y", "x [REDACTED] y"),
+            ("│   └ 'Winter42harbor$'", "│   └ '[REDACTED]'"),
+            ("pw=Winter42harbor%24&x=1", "pw=[REDACTED]&x=1"),
+            ("{\"p\": \"Winter42harbor$\"}", "{\"p\": \"[REDACTED]\"}"),
+            ("+ mysql -pWinter42harbor\\$ db", "+ mysql -p[REDACTED] db"),
+            (
+                "hex 57696e7465723432686172626f7224 end",
+                "hex [REDACTED] end",
+            ),
+            ("b64 V2ludGVyNDJoYXJib3Ik end", "b64 [REDACTED] end"),
+            (
+                "Basic YXBwOldpbnRlcjQyaGFyYm9yJA==\r\n",
+                "Basic [REDACTED]\r\n",
+            ),
+            (
+                "AUTH PLAIN AGFwcABXaW50ZXI0MmhhcmJvciQ=",
+                "AUTH PLAIN [REDACTED]",
+            ),
+        ] {
+            assert_eq!(remove(&[v], text), want, "{text}");
+        }
+        assert_eq!(remove(&[v], "nothing here"), "nothing here");
+        assert_eq!(remove(&[], "Winter42harbor$"), "Winter42harbor$");
+    }
+}

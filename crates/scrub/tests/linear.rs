@@ -1,0 +1,187 @@
+//! The scrubber's work grows with the text, whatever the text: for every delimiter and
+//! prefix a rule keys on, a text of it repeated at 64 KiB and at 1 MiB, as one line and as
+//! many, takes at most [`MAX_RATIO`] times as long at the larger size (16 times the text:
+//! 16 if linear, 256 if quadratic; the ratio allows for a larger text needing more of the
+//! scrubber's capped passes than the smaller, and for caches the smaller fits in). Both sizes are timed in the same run, several times
+//! each, and the fastest of each compared, so a fast or a loaded machine moves both alike;
+//! no time is compared with a fixed bound.
+//!
+//! The units are written here, not taken from the rules: the separators of tokens and
+//! values, vendor-style prefixes (the rows' literal starts that are shared by many rows),
+//! the names and cues of the structure and form rules, and the cues of the forms read
+//! across lines.
+
+use std::time::{Duration, Instant};
+
+use crontap_scrub::Scrubber;
+
+const SMALL: usize = 64 * 1024;
+const LARGE: usize = 1024 * 1024;
+/// The most the larger text may take, in times the smaller: linear is 16, quadratic 256.
+const MAX_RATIO: u32 = 128;
+/// Timed runs of each size; the fastest counts.
+const RUNS: usize = 3;
+
+/// Delimiters and prefixes the rules key on.
+const UNITS: &[&str] = &[
+    // The brief's own list.
+    "ab-",
+    "sk_",
+    ":",
+    "=",
+    "/",
+    "@",
+    "-",
+    "_",
+    ".",
+    "\"",
+    "'",
+    " ",
+    "%",
+    "\\",
+    // Glued: a letter pair and a delimiter, so every delimiter sits between token bytes.
+    "ab:",
+    "ab=",
+    "ab/",
+    "ab@",
+    "ab_",
+    "ab.",
+    "ab%",
+    "a:b:",
+    "x1-",
+    "ab-\n",
+    // Vendor-style prefixes shared by many format rows.
+    "ghp_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "AKIA",
+    "eyJ",
+    "AIza",
+    "sk-",
+    "pk_live_",
+    "SG.",
+    "hf_",
+    "npm_",
+    "pat",
+    "key-",
+    "AC",
+    "SK",
+    "s.",
+    "00D",
+    // Names and cues of the structure rules and the forms.
+    "password=",
+    "password: ",
+    "\"password\": \"",
+    "token ",
+    "--password ",
+    "-p ",
+    "Authorization: Bearer ",
+    "PASS ",
+    "IDENTIFIED BY '",
+    "user:pw@",
+    "http://u:p@h/",
+    "Pwd=",
+    "?token=",
+    "<password>",
+    "setPassword(\"",
+    "${DB_PASSWORD:-",
+    "jdbc:oracle:thin:a/b@",
+    "sshpass -p a ",
+    "host name \"a@",
+    "Key (api_token)=(",
+    // Cues of the forms read across lines.
+    "password:\n  ",
+    "password: |\n ",
+    "Property: a.password\nValue: \"",
+    "334 UGFzc3dvcmQ6\n -> ",
+    "'[REDACTED]\n",
+    "│   └ '",
+    // Random-looking runs, with and without a password's punctuation.
+    "Qm3vXr9TtLw2ZpK8sNb4",
+    "Pa55#9hb!",
+    "dGVzdA==",
+];
+
+/// `unit` repeated to `size` bytes, as one line or as lines of about 100 bytes.
+fn text(unit: &str, size: usize, many_lines: bool) -> String {
+    let mut out = String::with_capacity(size + 128);
+    while out.len() < size {
+        out.push_str(unit);
+        if many_lines && out.len() % 128 >= 100 - unit.len().min(99) {
+            out.push('\n');
+        }
+    }
+    while !out.is_char_boundary(size.min(out.len())) {
+        out.pop();
+    }
+    out.truncate(size.min(out.len()));
+    out
+}
+
+/// The fastest of [`RUNS`] scrubs of `text`.
+fn fastest(scrubber: &Scrubber, text: &str) -> Duration {
+    (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(scrubber.scrub(std::hint::black_box(text)));
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+#[test]
+fn work_grows_linearly_for_every_delimiter_and_prefix() {
+    // A known secret too, so the removal pass's automaton is built and runs.
+    let scrubber = Scrubber::new(vec!["Winter42harbor$".to_owned()], Vec::new());
+    let mut superlinear = Vec::new();
+    for unit in UNITS {
+        for many_lines in [false, true] {
+            let small = fastest(&scrubber, &text(unit, SMALL, many_lines));
+            let large = fastest(&scrubber, &text(unit, LARGE, many_lines));
+            let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+            eprintln!(
+                "{unit:?} many lines {many_lines}: {:.1} ms, {:.1} ms, ratio {ratio:.1}",
+                small.as_secs_f64() * 1e3,
+                large.as_secs_f64() * 1e3
+            );
+            // Texts too fast to time are linear enough: a millisecond's noise is no ratio.
+            if large > Duration::from_millis(50) && ratio > f64::from(MAX_RATIO) {
+                superlinear.push(format!("{unit:?} (many lines: {many_lines}): {ratio:.0}"));
+            }
+        }
+    }
+    assert!(
+        superlinear.is_empty(),
+        "work grows faster than the text: {superlinear:?}"
+    );
+}
+
+#[test]
+fn many_learned_values_are_found_in_one_pass() {
+    // Two hundred secrets taught by the text itself, then a megabyte that holds them
+    // bare: the automaton's work must not grow with their number times the text.
+    let values: Vec<String> = (0..200).map(|i| format!("Vq{i:03}xZ8rT2wLm")).collect();
+    let teach: String = values.iter().map(|v| format!("password={v}\n")).collect();
+    let bare = |size: usize| {
+        let mut out = teach.clone();
+        let mut i = 0;
+        while out.len() < size {
+            out.push_str(&format!("seen {} again\n", values[i % values.len()]));
+            i += 1;
+        }
+        out
+    };
+    let scrubber = Scrubber::new(Vec::new(), Vec::new());
+    let (small, large) = (bare(SMALL), bare(LARGE));
+    let out = scrubber.scrub(&large);
+    assert!(
+        !values.iter().any(|v| out.contains(v.as_str())),
+        "a value stayed"
+    );
+    let (t_small, t_large) = (fastest(&scrubber, &small), fastest(&scrubber, &large));
+    let ratio = t_large.as_secs_f64() / t_small.as_secs_f64().max(1e-6);
+    eprintln!("200 learned values: {t_small:?}, {t_large:?}, ratio {ratio:.1}");
+    assert!(ratio < f64::from(MAX_RATIO), "ratio {ratio:.1}");
+}

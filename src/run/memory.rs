@@ -1,0 +1,368 @@
+//! crontap-run's memory: the allocator, what happens when it has nothing left to give, and
+//! the check that the address-space limit (`ulimit -v`, `RLIMIT_AS`, systemd's `LimitAS=`)
+//! leaves a run room.
+//!
+//! The allocator is the C library's (musl's in the static build, glibc's otherwise): both
+//! keep themselves usable in a child forked while other threads allocate. [`Allocator`] adds
+//! only what happens when it fails. Rust's own answer is to abort (exit 134), which would
+//! replace the command's status; instead crontap-run writes one line naming the limit and
+//! ends as a run ends:
+//! - before the command was started: 125, the command is not run;
+//! - while it runs: it waits for the command to end and exits with its status;
+//! - once it has ended: with that status (the run's verdict, once there is one).
+//!
+//! What the run still had to do (the report, history, metrics) is skipped. That is the last
+//! resort, for what no estimate foresaw: the run checks the room first, as
+//! `run::descriptors` does for descriptors. Before `main` ([`refuse_if_no_room`]) and before
+//! the command is started ([`ensure_room`]) too little room is crontap-run's own error (125,
+//! one line naming the limit); before a report ([`have_room`]) it skips that report with one
+//! line. The room is the soft limit less the address space mapped now (`/proc/self/statm`),
+//! read only where a limit is set: without one a check is one `getrlimit`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::SeqCst};
+
+use anyhow::{Result, bail};
+
+use crate::run::outcome::OWN_ERROR;
+use crate::run::reap;
+
+const MIB: u64 = 1024 * 1024;
+
+/// Address space a run maps from its start to its end, beside what [`THREAD`] counts: the
+/// runtime, the output threads (stack and read buffer each), the signal machinery, the
+/// reaper, the failure summary's patterns, as measured with `ulimit -v` (a debug build
+/// needs more).
+pub const RUN: u64 = match cfg!(debug_assertions) {
+    true => 4 * MIB,
+    false => 3 * MIB,
+};
+
+/// Address space a thread of crontap-run's own adds (its stack, 2 MiB, and what the C
+/// library sets up for it): the admission thread of a run that holds state, the replay of
+/// held output, the start ping's thread. glibc keeps an ended thread's stack mapped for the
+/// next thread; musl unmaps it, so there the threads' stacks seldom add up.
+pub const THREAD: u64 = match cfg!(target_env = "musl") {
+    true => MIB,
+    false => 2 * MIB + MIB / 2,
+};
+
+/// Address space one ping maps: its runtime, the HTTP client, the TLS configuration, a
+/// connection's buffers.
+pub const PING: u64 = MIB;
+
+/// Address space crontap-run needs from `main` to the check at the start of a run: the
+/// command line, the configuration, the log.
+const START: u64 = MIB;
+
+/// The C library's allocator, and one line and an orderly exit where it has no memory left.
+pub struct Allocator;
+
+// SAFETY: every call goes to `System` unchanged; only a null result is acted on, and that
+// action never returns.
+unsafe impl GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller keeps `alloc`'s contract, which is `System`'s.
+        checked(unsafe { System.alloc(layout) })
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        checked(unsafe { System.alloc_zeroed(layout) })
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as for `dealloc`; the caller keeps `realloc`'s contract.
+        checked(unsafe { System.realloc(ptr, layout, new_size) })
+    }
+}
+
+fn checked(ptr: *mut u8) -> *mut u8 {
+    if ptr.is_null() {
+        out_of_memory();
+    }
+    ptr
+}
+
+/// The process id of the command while it runs; 0 when none does.
+static COMMAND: AtomicI32 = AtomicI32::new(0);
+/// The status crontap-run exits with once the command has ended; -1 before.
+static STATUS: AtomicI32 = AtomicI32::new(-1);
+/// An attempt of the command has been started.
+static STARTED: AtomicBool = AtomicBool::new(false);
+/// Set by the first thread that found no memory; any other then waits for it for good.
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// The command's process `pid` has been started.
+pub fn running(pid: i32) {
+    STARTED.store(true, SeqCst);
+    COMMAND.store(pid, SeqCst);
+}
+
+/// Whether an attempt of the command has been started in this run.
+pub fn command_started() -> bool {
+    STARTED.load(SeqCst)
+}
+
+/// The command has ended, or the run has a verdict without it: crontap-run would exit with
+/// `status`.
+pub fn settled(status: u8) {
+    STATUS.store(i32::from(status), SeqCst);
+    COMMAND.store(0, SeqCst);
+}
+
+/// No memory left: one line, then the run's status (see the module's header). Allocates
+/// nothing, and uses only calls that are safe in any state of the allocator.
+#[cold]
+fn out_of_memory() -> ! {
+    if FAILED.swap(true, SeqCst) {
+        // Another thread is ending the run; this one must not go on without memory.
+        loop {
+            nix::unistd::pause();
+        }
+    }
+    let mut line = Line::new();
+    line.push(b"crontap-run: out of memory");
+    if let Some(limit) = soft_limit() {
+        line.push(b": the address-space limit (ulimit -v) is ");
+        line.number(limit / 1024);
+        line.push(b" KiB");
+    }
+    let status = match COMMAND.load(SeqCst) {
+        0 => STATUS.load(SeqCst),
+        // The output threads go on copying while this one waits.
+        pid => reap::wait_for_end(pid).map_or(-1, i32::from),
+    };
+    match u8::try_from(status) {
+        Ok(status) => {
+            line.push(b"; the rest of the run (its report, history, metrics) is skipped; exit ");
+            line.number(u64::from(status));
+        }
+        Err(_) => line.push(b"; the command was not run"),
+    }
+    line.write();
+    let status = u8::try_from(status).unwrap_or(OWN_ERROR);
+    // SAFETY: _exit ends the process at once, as nothing else can be done without memory.
+    unsafe { libc::_exit(i32::from(status)) }
+}
+
+/// One line on stderr, built without allocating.
+struct Line {
+    bytes: [u8; 256],
+    len: usize,
+}
+
+impl Line {
+    fn new() -> Line {
+        Line {
+            bytes: [0; 256],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, text: &[u8]) {
+        let n = text.len().min(self.bytes.len() - 1 - self.len);
+        self.bytes[self.len..self.len + n].copy_from_slice(&text[..n]);
+        self.len += n;
+    }
+
+    fn number(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.push(&digits[at..]);
+    }
+
+    fn write(mut self) {
+        self.bytes[self.len] = b'\n';
+        let _ = nix::unistd::write(std::io::stderr(), &self.bytes[..=self.len]);
+    }
+}
+
+/// Refuses to go on, before `main`, where the limit leaves too little room to come as far as
+/// [`ensure_room`]: one line naming the limit, and exit 125. The binary calls it from
+/// `.init_array`, before the Rust runtime maps anything (a failure there would be an abort,
+/// or a segfault for a stack that cannot grow).
+pub extern "C" fn refuse_if_no_room() {
+    if let Err(err) = ensure_room(START, "start") {
+        let mut line = Line::new();
+        line.push(b"crontap-run: ");
+        line.push(err.to_string().as_bytes());
+        line.write();
+        // SAFETY: nothing has started yet that would need to end in order.
+        unsafe { libc::_exit(i32::from(OWN_ERROR)) }
+    }
+}
+
+/// Fails, naming the address-space limit, if fewer than `needed` bytes of address space
+/// can be mapped now.
+pub fn ensure_room(needed: u64, for_what: &str) -> Result<()> {
+    let Some((limit, mapped)) = room() else {
+        return Ok(());
+    };
+    if limit.saturating_sub(mapped) < needed {
+        bail!(
+            "too little memory to {for_what}: the address-space limit (ulimit -v) is {} KiB, \
+             {} KiB are in use, and about {} KiB more are needed",
+            limit / 1024,
+            mapped / 1024,
+            needed / 1024
+        );
+    }
+    Ok(())
+}
+
+/// Whether `needed` bytes of address space can be mapped now; where not, the limit in KiB.
+pub fn have_room(needed: u64) -> Result<(), u64> {
+    match room() {
+        Some((limit, mapped)) if limit.saturating_sub(mapped) < needed => Err(limit / 1024),
+        _ => Ok(()),
+    }
+}
+
+/// The soft limit and the address space mapped now, in bytes; `None` without a limit.
+fn room() -> Option<(u64, u64)> {
+    let limit = soft_limit()?;
+    Some((limit, mapped().unwrap_or(0)))
+}
+
+/// The soft `RLIMIT_AS`; `None` where there is none.
+fn soft_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into `limit`.
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
+    (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
+/// The address space mapped now: the first field of `/proc/self/statm`, in pages. Read
+/// into a buffer on the stack, so that it works with no memory to allocate.
+fn mapped() -> Option<u64> {
+    let mut file = std::fs::File::open("/proc/self/statm").ok()?;
+    let mut text = [0u8; 128];
+    let n = file.read(&mut text).ok()?;
+    let pages = text[..n].split(|&b| b == b' ').next()?;
+    let pages: u64 = std::str::from_utf8(pages).ok()?.parse().ok()?;
+    let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten();
+    Some(pages * page.and_then(|p| u64::try_from(p).ok()).unwrap_or(4096))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    /// Allocates and frees through [`Allocator`] in a child forked while four other threads
+    /// allocate and free as fast as they can: an allocator whose lock a thread held at the
+    /// fork would leave the child waiting for it for ever. The child uses only `write` and
+    /// `_exit` besides the allocator.
+    #[test]
+    fn a_child_forked_while_threads_allocate_can_allocate() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads: Vec<_> = (0..4)
+            .map(|i| {
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    let mut kept = Vec::new();
+                    while !stop.load(SeqCst) {
+                        // Small and large blocks, so every path of the allocator is busy.
+                        for size in [16, 100, 4000, 70_000, 300_000] {
+                            kept.push(vec![i as u8; size]);
+                        }
+                        kept.truncate(kept.len() % 7);
+                    }
+                })
+            })
+            .collect();
+        for _ in 0..200 {
+            assert_eq!(fork_and_allocate(), Ok(()));
+        }
+        stop.store(true, SeqCst);
+        for thread in threads {
+            thread.join().unwrap();
+        }
+    }
+
+    /// Forks; the child allocates blocks of several sizes through [`Allocator`], writes
+    /// "ok" and exits 0. The child's exit, or why it failed.
+    fn fork_and_allocate() -> Result<(), String> {
+        let (read, write) = nix::unistd::pipe().unwrap();
+        // SAFETY: the child only allocates (what is tested), writes and exits.
+        match unsafe { nix::unistd::fork() }.unwrap() {
+            nix::unistd::ForkResult::Child => {
+                for size in [8, 24, 512, 4096, 65_536, 1 << 20] {
+                    let layout = Layout::from_size_align(size, 8).unwrap();
+                    // SAFETY: a layout of non-zero size; the block is freed at once.
+                    unsafe {
+                        let block = Allocator.alloc(layout);
+                        block.write(1);
+                        Allocator.dealloc(block, layout);
+                    }
+                }
+                let _ = nix::unistd::write(&write, b"ok");
+                // SAFETY: ends the child without running the parent's exit handlers.
+                unsafe { libc::_exit(0) }
+            }
+            nix::unistd::ForkResult::Parent { child } => {
+                drop(write);
+                let deadline = Instant::now() + Duration::from_secs(20);
+                loop {
+                    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+                    match waitpid(child, Some(WaitPidFlag::WNOHANG)).unwrap() {
+                        WaitStatus::StillAlive if Instant::now() < deadline => {
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        WaitStatus::StillAlive => {
+                            let _ = nix::sys::signal::kill(child, nix::sys::signal::SIGKILL);
+                            let _ = waitpid(child, None);
+                            return Err("the child was stuck in the allocator".into());
+                        }
+                        WaitStatus::Exited(_, 0) => break,
+                        other => return Err(format!("the child ended: {other:?}")),
+                    }
+                }
+                let mut said = [0u8; 2];
+                let n = nix::unistd::read(&read, &mut said).unwrap_or(0);
+                match &said[..n] {
+                    b"ok" => Ok(()),
+                    other => Err(format!("the child said {other:?}")),
+                }
+            }
+        }
+    }
+
+    /// Room is the limit less what is mapped: none where no limit is set.
+    #[test]
+    fn room_is_measured_against_the_limit_only_where_one_is_set() {
+        match soft_limit() {
+            None => {
+                assert!(ensure_room(u64::MAX, "test").is_ok());
+                assert_eq!(have_room(u64::MAX), Ok(()));
+            }
+            Some(limit) => {
+                let err = ensure_room(limit, "test").unwrap_err().to_string();
+                assert!(err.contains("(ulimit -v) is"), "{err}");
+            }
+        }
+        let mapped = mapped().expect("/proc/self/statm");
+        assert!(mapped > MIB, "{mapped}");
+    }
+}

@@ -56,7 +56,14 @@ fn wrap(text: &str, bin: &str) -> Result<Rewritten> {
         bin: Path::new(bin),
     };
     rewrite(text, &options, &|schedule, text, zone, job| {
-        crate::plan::plan_one(schedule, text, zone, Some(job), Duration::ZERO, config.state_dir.as_deref())
+        crate::plan::plan_one(
+            schedule,
+            text,
+            zone,
+            Some(job),
+            Duration::ZERO,
+            config.state_dir.as_deref(),
+        )
     })
 }
 

@@ -258,6 +258,17 @@ pub fn field_names(answer: &Answer) -> String {
 /// The time a request to the API may take at most, when none is given.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The ping URL a service answered with, as the URL file will hold it. A control character
+/// or a space is refused rather than passed to the URL parser, which drops tabs and line
+/// feeds without a word: the file would then hold another URL than the one answered. The
+/// error names `source`, never the text.
+pub fn answered_url(text: &str, source: &str) -> Result<HeartbeatUrl> {
+    if text.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(anyhow!("{source} holds a control character or a space"));
+    }
+    HeartbeatUrl::parse(text, source)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,15 +291,4 @@ mod tests {
         let long = "é".repeat(300);
         assert!(service_message(long.as_bytes()).unwrap().len() <= MESSAGE_MAX);
     }
-}
-
-/// The ping URL a service answered with, as the URL file will hold it. A control character
-/// or a space is refused rather than passed to the URL parser, which drops tabs and line
-/// feeds without a word: the file would then hold another URL than the one answered. The
-/// error names `source`, never the text.
-pub fn answered_url(text: &str, source: &str) -> Result<HeartbeatUrl> {
-    if text.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return Err(anyhow!("{source} holds a control character or a space"));
-    }
-    HeartbeatUrl::parse(text, source)
 }

@@ -135,7 +135,7 @@ fn no_descriptor_of_crontap_run_reaches_the_job() {
 /// With every feature that holds descriptors on (a state directory, held output, and
 /// Healthchecks' start ping beside the command), the job runs from the open-files limit
 /// the documentation states, 22, and at every limit below it crontap-run exits 125 with one
-/// line naming the limit, before it takes any state; the start ping goes out from 25.
+/// line naming the limit, before it takes any state; from 25 the start ping always goes out.
 #[test]
 fn with_every_feature_on_the_job_runs_from_the_stated_open_files_floor() {
     const FLOOR: u64 = 22;
@@ -160,12 +160,13 @@ fn with_every_feature_on_the_job_runs_from_the_stated_open_files_floor() {
             3 => {
                 assert!(limit >= FLOOR, "limit {limit}: ran below the stated floor");
                 assert_eq!(out.stdout, "ran\n", "limit {limit}");
+                // From 25 the start ping always has its room. Below, whether it does depends
+                // on what the run holds at the moment the command starts (a ping skipped for
+                // room is one warning), so only the floor of it is promised.
                 let started = targets.iter().any(|t| t.contains("/start?"));
-                assert_eq!(
-                    started,
-                    limit >= WITH_START_PING,
-                    "limit {limit}: {targets:?}"
-                );
+                if limit >= WITH_START_PING {
+                    assert!(started, "limit {limit}: no start ping: {targets:?}");
+                }
                 assert!(
                     targets.last().unwrap().contains("/3?"),
                     "limit {limit}: {targets:?}"

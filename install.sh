@@ -203,6 +203,10 @@ install_file "$src/man/$name-history.1" "$mandir" 0644
 [ ! -f "$src/man/$name-check.1" ] || install_file "$src/man/$name-check.1" "$mandir" 0644
 # Nor before `crontap-run plan`.
 [ ! -f "$src/man/$name-plan.1" ] || install_file "$src/man/$name-plan.1" "$mandir" 0644
+# Nor before `crontap-run heartbeat`.
+for page in heartbeat heartbeat-create heartbeat-pings heartbeat-verify; do
+    [ ! -f "$src/man/$name-$page.1" ] || install_file "$src/man/$name-$page.1" "$mandir" 0644
+done
 # The binary goes last: once it is in place, everything else is too.
 install_file "$src/$name" "$bindir" 0755
 

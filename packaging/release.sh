@@ -125,7 +125,7 @@ check() {
 
 echo "== man pages and completions"
 cargo xtask assets "$stage/assets" >/dev/null
-for f in man/$name.1 man/$name-history.1 man/$name-check.1 man/$name-plan.1 completions/$name.bash completions/_$name completions/$name.fish; do
+for f in man/$name.1 man/$name-history.1 man/$name-check.1 man/$name-plan.1 man/$name-heartbeat.1 man/$name-heartbeat-create.1 man/$name-heartbeat-pings.1 man/$name-heartbeat-verify.1 completions/$name.bash completions/_$name completions/$name.fish; do
     [ -s "$stage/assets/$f" ] || die "cargo xtask assets did not write $f"
 done
 
@@ -161,7 +161,8 @@ debian() {
         "$deb/usr/share/fish/vendor_completions.d" \
         "$deb/usr/share/lintian/overrides"
     install -m 0755 "$bin" "$deb/usr/bin/$name"
-    for page in "$name.1" "$name-history.1" "$name-check.1" "$name-plan.1"; do
+    for page in "$name.1" "$name-history.1" "$name-check.1" "$name-plan.1" "$name-heartbeat.1" \
+        "$name-heartbeat-create.1" "$name-heartbeat-pings.1" "$name-heartbeat-verify.1"; do
         gzip -9n <"$stage/assets/man/$page" >"$deb/usr/share/man/man1/$page.gz"
     done
     install -m 0644 "$stage/assets/completions/$name.bash" "$deb/usr/share/bash-completion/completions/$name"

@@ -198,7 +198,8 @@ head -c 200 "$work/assets/man/$name.1" | grep -q '^\.TH' || fail "$name.1 is not
 grep -qF -- '\-\-ping\-timeout' "$work/assets/man/$name.1" || fail "$name.1 does not document --ping-timeout"
 # Every archive's entries, its TOP/ directory written ./
 expected_tar=$(printf "./%s\n" "" LICENSE README.md completions/ completions/_$name \
-    completions/$name.bash completions/$name.fish $name man/ man/$name-check.1 man/$name-history.1 man/$name-plan.1 man/$name.1 | sort)
+    completions/$name.bash completions/$name.fish $name man/ man/$name-check.1 man/$name-history.1 man/$name-plan.1 man/$name.1 \
+    man/$name-heartbeat.1 man/$name-heartbeat-create.1 man/$name-heartbeat-pings.1 man/$name-heartbeat-verify.1 | sort)
 mkdir "$work/tar"
 # check_archive TOP: dist/TOP.tar.gz holds exactly the expected entries under TOP/, owned by
 # root, with README.md and LICENSE as in the repository and the generated man pages and
@@ -305,6 +306,10 @@ drwxr-xr-x root/root ./usr/share/lintian/overrides/
 drwxr-xr-x root/root ./usr/share/man/
 drwxr-xr-x root/root ./usr/share/man/man1/
 -rw-r--r-- root/root ./usr/share/man/man1/$name-check.1.gz
+-rw-r--r-- root/root ./usr/share/man/man1/$name-heartbeat.1.gz
+-rw-r--r-- root/root ./usr/share/man/man1/$name-heartbeat-create.1.gz
+-rw-r--r-- root/root ./usr/share/man/man1/$name-heartbeat-pings.1.gz
+-rw-r--r-- root/root ./usr/share/man/man1/$name-heartbeat-verify.1.gz
 -rw-r--r-- root/root ./usr/share/man/man1/$name-history.1.gz
 -rw-r--r-- root/root ./usr/share/man/man1/$name-plan.1.gz
 -rw-r--r-- root/root ./usr/share/man/man1/$name.1.gz
@@ -324,7 +329,8 @@ EOF
     dpkg-deb -e "dist/$deb" "$x/DEBIAN"
     cmp -s "$x/usr/bin/$name" "$bin" || fail "$deb's binary differs from the $arch archive's"
     check_binary "$arch" "$x/usr/bin/$name" "$deb's binary"
-    for page in "$name.1" "$name-history.1" "$name-check.1" "$name-plan.1"; do
+    for page in "$name.1" "$name-history.1" "$name-check.1" "$name-plan.1" "$name-heartbeat.1" \
+        "$name-heartbeat-create.1" "$name-heartbeat-pings.1" "$name-heartbeat-verify.1"; do
         gzip -t "$x/usr/share/man/man1/$page.gz" || fail "$page.gz is not valid gzip"
         cmp -s <(zcat "$x/usr/share/man/man1/$page.gz") "$t/man/$page" || fail "the .deb's $page differs from the archive's"
     done
@@ -459,7 +465,7 @@ expect_installed() { # PREFIX WHAT [BINARY]: a complete install of BINARY (defau
         fail "$2: unexpected output"
     fi
     files=$(cd "$prefix" && find . -mindepth 1 ! -type d | sort)
-    [ "$files" = "$(printf '%s\n' "./bin/$name" "./share/man/man1/$name-check.1" "./share/man/man1/$name-history.1" "./share/man/man1/$name-plan.1" "./share/man/man1/$name.1")" ] ||
+    [ "$files" = "$(printf '%s\n' "./bin/$name" "./share/man/man1/$name-check.1" "./share/man/man1/$name-heartbeat.1" "./share/man/man1/$name-heartbeat-create.1" "./share/man/man1/$name-heartbeat-pings.1" "./share/man/man1/$name-heartbeat-verify.1" "./share/man/man1/$name-history.1" "./share/man/man1/$name-plan.1" "./share/man/man1/$name.1" | sort)" ] ||
         fail "$2: $prefix holds:"$'\n'"$files"
     cmp -s "$prefix/bin/$name" "$released_bin" || fail "$2: the installed binary is not $released_bin"
     [ "$(stat -c %a "$prefix/bin/$name")" = 755 ] || fail "$2: the binary's mode is not 755"

@@ -261,30 +261,8 @@ impl Config {
             env.get(n)
         })?;
         let (protocol, headers) = protocol(&args.report, &heartbeat)?;
-        if let Some(url) = &state_url {
-            url.warn_if_password_in_ps();
-        }
-        if args.push_on_command_line
-            && args
-                .metrics_push
-                .as_deref()
-                .is_some_and(location::has_password)
-        {
-            tracing::warn!(
-                "--metrics-push holds a password, which every user of this host can read in \
-                 `ps`: give the URL in CRONTAP_METRICS_PUSH_URL"
-            );
-        }
-
-        let mut env_remove: Vec<String> = REMOVED_VARS
-            .iter()
-            .chain(&job_env::PER_RUN)
-            .chain(&keys::VARIABLES)
-            .map(|v| (*v).to_owned())
-            .collect();
-        if !env_remove.contains(&args.url_env) {
-            env_remove.push(args.url_env.clone());
-        }
+        warn_if_passwords_in_ps(&args, state_url.as_ref());
+        let env_remove = removed_vars(&args);
         let Some((program, args_of_program)) = command.split_first() else {
             bail!("no command given: put it after `--`");
         };
@@ -334,6 +312,40 @@ impl Config {
             fault: env.fault(),
         })
     }
+}
+
+/// One warning for each password given on the command line, where every user of this host
+/// can read it in `ps`.
+fn warn_if_passwords_in_ps(args: &RunArgs, state_url: Option<&GivenUrl>) {
+    if let Some(url) = state_url {
+        url.warn_if_password_in_ps();
+    }
+    if args.push_on_command_line
+        && args
+            .metrics_push
+            .as_deref()
+            .is_some_and(location::has_password)
+    {
+        tracing::warn!(
+            "--metrics-push holds a password, which every user of this host can read in \
+             `ps`: give the URL in CRONTAP_METRICS_PUSH_URL"
+        );
+    }
+}
+
+/// The variables taken out of the job's environment: the settings and secrets crontap-run
+/// read, the per-run variables (set anew for each run), and the one `--url-env` names.
+fn removed_vars(args: &RunArgs) -> Vec<String> {
+    let mut removed: Vec<String> = REMOVED_VARS
+        .iter()
+        .chain(&job_env::PER_RUN)
+        .chain(&keys::VARIABLES)
+        .map(|v| (*v).to_owned())
+        .collect();
+    if !removed.contains(&args.url_env) {
+        removed.push(args.url_env.clone());
+    }
+    removed
 }
 
 /// The run's options that are bounded on their own, each named when it is out of bounds.

@@ -250,9 +250,9 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
 /// Where a plain `vec![0; CHUNK]` starts depends on the allocator: glibc's `calloc` hands out
 /// a chunk of this size 16 bytes into a fresh mapping, musl's 64-byte aligned. The kernel
 /// copies each read from the pipe into this buffer, and on some processors that copy is
-/// much slower into a destination that is not cache-line aligned (README, Performance). One
-/// page more than needed is allocated and the aligned part used; the page is never touched,
-/// so it costs address space, not memory.
+/// much slower into a destination that is not cache-line aligned (bench/README.md, "Output
+/// and signals"). One page more than needed is allocated and the aligned part used; the page
+/// is never touched, so it costs address space, not memory.
 struct ReadBuffer {
     storage: Vec<u8>,
     start: usize,

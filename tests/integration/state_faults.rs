@@ -60,7 +60,7 @@ fn an_unreadable_record_is_moved_aside_and_the_job_runs() {
 }
 
 /// Item 3: fields a newer crontap-run adds are ignored; a status it knows and this version
-/// does not is treated as no record (documented in README).
+/// does not is treated as no record (docs/state.md, "State: locks, keys and history").
 #[test]
 fn a_record_from_a_newer_version_is_read_or_treated_as_none() {
     let receiver = Receiver::start();

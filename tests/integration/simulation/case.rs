@@ -1,6 +1,7 @@
 //! One simulated run, drawn from its seed: the job, the options, the outside stop and the
 //! endpoint's behaviour; the shell script that is the job; and what the contract
-//! (DESIGN "Exit status", README "Retries", "Stopping") says must come of it.
+//! (DESIGN "Exit status"; docs/signals.md, "Retries" and "Signals, timeouts and PID 1") says
+//! must come of it.
 //!
 //! The expectations are written from the contract's words, never from crontap-run's code:
 //! a status, a kind of report, how many attempts run.
@@ -221,7 +222,7 @@ fn draw_end(
     }
 }
 
-/// Whether an attempt that ended so is run again (README "Retries": not a success, not
+/// Whether an attempt that ended so is run again (docs/signals.md "Retries": not a success, not
 /// 126 or 127, not killed by an interrupt, quit or hangup).
 fn retried(end: End, success_exit: Option<u8>) -> bool {
     match end {
@@ -255,7 +256,7 @@ impl Case {
             End::Signal(_) => "killed by ".to_owned(),
             End::Wait => "timed out after ".to_owned(),
         };
-        // README "Stopping": a job that dies of the SIGTERM passed on is "killed by" it; one
+        // docs/signals.md, "Signals, timeouts and PID 1": a job that dies of the SIGTERM passed on is "killed by" it; one
         // that needed crontap-run's SIGKILL was "stopped by" it.
         let stopped = match self.ignores_term {
             true => "stopped by SIGTERM after ",

@@ -256,8 +256,8 @@ impl Case {
             End::Signal(_) => "killed by ".to_owned(),
             End::Wait => "timed out after ".to_owned(),
         };
-        // docs/signals.md, "Signals, timeouts and PID 1": a job that dies of the SIGTERM passed on is "killed by" it; one
-        // that needed crontap-run's SIGKILL was "stopped by" it.
+        // docs/signals.md, "Signals, timeouts and PID 1": a job that dies of the SIGTERM
+        // passed on is "killed by" it; one that needed crontap-run's SIGKILL was "stopped by" it.
         let stopped = match self.ignores_term {
             true => "stopped by SIGTERM after ",
             false => "killed by SIGTERM after ",

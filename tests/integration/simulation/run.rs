@@ -245,8 +245,8 @@ fn wait_within(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
 }
 
 /// The processes the job left running: those of an attempt that a stop or a timeout ended
-/// must be gone with crontap-run (docs/signals.md, "Signals, timeouts and PID 1": the whole group); the others are
-/// left alone by crontap-run and killed here.
+/// must be gone with crontap-run (docs/signals.md, "Signals, timeouts and PID 1": the whole
+/// group); the others are left alone by crontap-run and killed here.
 fn orphans(case: &Case, job: &Path, exited: bool) -> Vec<String> {
     let mut violations = Vec::new();
     let Some(kind) = case.orphan else {

@@ -3,7 +3,7 @@
 # x86_64 and aarch64 (arm64) Linux, <target> being x86_64-unknown-linux-musl or
 # aarch64-unknown-linux-musl:
 #
-#   crontap-run-<target>.tar.gz          binary, README, LICENSE, man pages, completions
+#   crontap-run-<target>.tar.gz          binary, README, docs/, LICENSE, man pages, completions
 #   crontap-run_<version>_<arch>.deb     the same, laid out for Debian (<arch>: amd64, arm64)
 #   crontap-run-full-<target>.tar.gz     the same, its binary built with the PostgreSQL and
 #                                        Redis state stores
@@ -136,14 +136,15 @@ reproducible_tar() {
         --mtime="@$epoch" --format=gnu "$@"
 }
 
-# archive TOP BIN: dist/TOP.tar.gz, holding BIN as TOP/crontap-run beside README.md, LICENSE,
-# the man pages and the completions.
+# archive TOP BIN: dist/TOP.tar.gz, holding BIN as TOP/crontap-run beside README.md, the
+# guides it links to (docs/), LICENSE, the man pages and the completions.
 archive() {
     local top=$1 bin=$2
     local tree=$stage/$top
-    mkdir -p "$tree/man" "$tree/completions"
+    mkdir -p "$tree/man" "$tree/completions" "$tree/docs"
     install -m 0755 "$bin" "$tree/$name"
     install -m 0644 README.md LICENSE "$tree/"
+    install -m 0644 docs/*.md "$tree/docs/"
     install -m 0644 "$stage/assets/man/"*.1 "$tree/man/"
     install -m 0644 "$stage/assets/completions/"* "$tree/completions/"
     reproducible_tar -C "$stage" -cf - "$top" | gzip -9n >"dist/$top.tar.gz"
@@ -170,6 +171,12 @@ debian() {
     install -m 0644 "$stage/assets/completions/$name.fish" "$deb/usr/share/fish/vendor_completions.d/$name.fish"
     # Debian policy: documentation over 4 KB is compressed; the copyright file never is.
     gzip -9n <README.md >"$doc/README.md.gz"
+    # The guides README.md links to, beside it as they are in the repository.
+    local guide
+    mkdir -p "$doc/docs"
+    for guide in docs/*.md; do
+        gzip -9n <"$guide" >"$doc/$guide.gz"
+    done
     {
         echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
         echo "Upstream-Name: $name"
@@ -195,7 +202,7 @@ debian() {
     # mistakes for a shared library missing its dependencies. (The aarch64 one is a plain
     # static EXEC, for which the override is idle; one package layout serves both.)
     echo "$name: shared-library-lacks-prerequisites [usr/bin/$name]" >"$deb/usr/share/lintian/overrides/$name"
-    chmod 0644 "$doc/copyright" "$deb/usr/share/man/man1/"*.gz "$doc/README.md.gz" "$doc/changelog.gz" \
+    chmod 0644 "$doc/copyright" "$deb/usr/share/man/man1/"*.gz "$doc/README.md.gz" "$doc/changelog.gz" "$doc/docs/"*.gz \
         "$deb/usr/share/lintian/overrides/$name"
 
     # Installed-Size as dpkg-gencontrol computes it: each regular file rounded up to a KiB,

@@ -197,9 +197,14 @@ cargo xtask assets "$work/assets" >/dev/null
 head -c 200 "$work/assets/man/$name.1" | grep -q '^\.TH' || fail "$name.1 is not a man page"
 grep -qF -- '\-\-ping\-timeout' "$work/assets/man/$name.1" || fail "$name.1 does not document --ping-timeout"
 # Every archive's entries, its TOP/ directory written ./
-expected_tar=$(printf "./%s\n" "" LICENSE README.md completions/ completions/_$name \
-    completions/$name.bash completions/$name.fish $name man/ man/$name-check.1 man/$name-history.1 man/$name-plan.1 man/$name.1 \
-    man/$name-heartbeat.1 man/$name-heartbeat-create.1 man/$name-heartbeat-pings.1 man/$name-heartbeat-verify.1 | sort)
+# (the guides in docs/ are the repository's, whatever pages it has).
+guides=$(cd docs && printf '%s\n' *.md)
+expected_tar=$({
+    printf "./%s\n" "" LICENSE README.md completions/ completions/_$name \
+        completions/$name.bash completions/$name.fish $name man/ man/$name-check.1 man/$name-history.1 man/$name-plan.1 man/$name.1 \
+        man/$name-heartbeat.1 man/$name-heartbeat-create.1 man/$name-heartbeat-pings.1 man/$name-heartbeat-verify.1 docs/
+    (cd docs && printf './docs/%s\n' *.md)
+} | sort)
 mkdir "$work/tar"
 # check_archive TOP: dist/TOP.tar.gz holds exactly the expected entries under TOP/, owned by
 # root, with README.md and LICENSE as in the repository and the generated man pages and
@@ -215,6 +220,7 @@ check_archive() {
     [ -x "$t/$name" ] || fail "$archive's $name is not executable"
     cmp -s "$t/README.md" README.md || fail "$archive's README.md differs from the repository's"
     cmp -s "$t/LICENSE" LICENSE || fail "$archive's LICENSE differs from the repository's"
+    diff -r docs "$t/docs" || fail "$archive's docs/ differs from the repository's"
     diff -r "$work/assets/man" "$t/man" || fail "$archive's man pages differ from cargo xtask assets"
     diff -r "$work/assets/completions" "$t/completions" || fail "$archive's completions differ from cargo xtask assets"
 }
@@ -231,7 +237,7 @@ for arch in x86_64 aarch64; do
     default_top=$(top_of "$arch")
     check_archive "$default_top"
     check_archive "$(full_top_of "$arch")"
-    ok "$default_top.tar.gz and $(full_top_of "$arch").tar.gz: the expected entries, owned by root; README.md and LICENSE as in the repo; man pages and completions exactly what cargo xtask assets generates"
+    ok "$default_top.tar.gz and $(full_top_of "$arch").tar.gz: the expected entries, owned by root; README.md, docs/ and LICENSE as in the repo; man pages and completions exactly what cargo xtask assets generates"
 
     default_bin=$work/tar/$default_top/$name
     full_bin=$work/tar/$(full_top_of "$arch")/$name
@@ -297,6 +303,8 @@ drwxr-xr-x root/root ./usr/share/doc/$name/
 -rw-r--r-- root/root ./usr/share/doc/$name/README.md.gz
 -rw-r--r-- root/root ./usr/share/doc/$name/changelog.gz
 -rw-r--r-- root/root ./usr/share/doc/$name/copyright
+drwxr-xr-x root/root ./usr/share/doc/$name/docs/
+$(cd docs && printf -- "-rw-r--r-- root/root ./usr/share/doc/$name/docs/%s.gz\n" *.md)
 drwxr-xr-x root/root ./usr/share/fish/
 drwxr-xr-x root/root ./usr/share/fish/vendor_completions.d/
 -rw-r--r-- root/root ./usr/share/fish/vendor_completions.d/$name.fish
@@ -338,6 +346,10 @@ EOF
     cmp -s "$x/usr/share/zsh/vendor-completions/_$name" "$t/completions/_$name" || fail ".deb zsh completion differs"
     cmp -s "$x/usr/share/fish/vendor_completions.d/$name.fish" "$t/completions/$name.fish" || fail ".deb fish completion differs"
     grep -q '^License: MIT$' "$x/usr/share/doc/$name/copyright" || fail "the copyright file names no MIT license"
+    local guide
+    for guide in $guides; do
+        cmp -s <(zcat "$x/usr/share/doc/$name/docs/$guide.gz") "docs/$guide" || fail "the .deb's docs/$guide differs from the repository's"
+    done
     grep -q 'Permission is hereby granted' "$x/usr/share/doc/$name/copyright" || fail "the copyright file lacks the license text"
     (cd "$x" && md5sum --check --quiet DEBIAN/md5sums) || fail "DEBIAN/md5sums does not match the files"
     # Installed-Size is in KiB: at least the files' total, at most that plus a KiB per entry.

@@ -257,13 +257,54 @@ fn parse(text: &str) -> Values {
 /// The text: each metric with its `# HELP` and `# TYPE` lines, shaped for the textfile or
 /// for a push.
 fn render(job: &str, values: &Values, expect: Option<Expect>, shape: Shape) -> String {
-    let base = match shape {
-        Shape::Textfile => format!("job=\"{}\"", escape(job)),
-        Shape::Push => String::new(),
+    let mut text = Text {
+        base: match shape {
+            Shape::Textfile => format!("job=\"{}\"", escape(job)),
+            Shape::Push => String::new(),
+        },
+        out: String::new(),
     };
-    // The labels of a sample: the job's (textfile only) and `extra`.
-    let labels = |extra: &str| -> String {
-        let inner = [base.as_str(), extra]
+    if let Some(last) = values.last {
+        text.last_run(&last);
+    }
+    // The textfile says 0 for "never succeeded"; a push knows it only from this run or a
+    // textfile beside it, and says nothing when it does not know.
+    if shape == Shape::Textfile || values.last_success.is_some() {
+        text.gauge(
+            "last_success_timestamp_seconds",
+            "When the last successful run ended; 0 if none has succeeded yet.",
+            values.last_success.unwrap_or(0.0),
+        );
+    }
+    if let Some(expect) = expect {
+        text.gauge(
+            "expected_period_seconds",
+            "How often the job is expected to succeed (--expect-every).",
+            expect.period.as_secs_f64(),
+        );
+        text.gauge(
+            "expected_grace_seconds",
+            "How long after its period a job counts as late (--expect-grace).",
+            expect.grace.as_secs_f64(),
+        );
+    }
+    if shape == Shape::Textfile {
+        text.counters(values);
+    }
+    text.out
+}
+
+/// The text being written, and the labels every sample carries (the job's in a textfile;
+/// none in a push, whose URL names the job).
+struct Text {
+    base: String,
+    out: String,
+}
+
+impl Text {
+    /// The labels of a sample: the base ones and `extra`, in braces, or nothing at all.
+    fn labels(&self, extra: &str) -> String {
+        let inner = [self.base.as_str(), extra]
             .into_iter()
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
@@ -272,27 +313,36 @@ fn render(job: &str, values: &Values, expect: Option<Expect>, shape: Shape) -> S
             true => inner,
             false => format!("{{{inner}}}"),
         }
-    };
-    let mut out = String::new();
-    let mut metric = |name: &str, kind: &str, help: &str, samples: &[(String, f64)]| {
-        let _ = writeln!(out, "# HELP {PREFIX}{name} {help}");
-        let _ = writeln!(out, "# TYPE {PREFIX}{name} {kind}");
+    }
+
+    /// One metric: its `# HELP` and `# TYPE` lines, then its samples.
+    fn metric(&mut self, name: &str, kind: &str, help: &str, samples: &[(String, f64)]) {
+        let _ = writeln!(self.out, "# HELP {PREFIX}{name} {help}");
+        let _ = writeln!(self.out, "# TYPE {PREFIX}{name} {kind}");
         for (labels, value) in samples {
-            let _ = writeln!(out, "{PREFIX}{name}{labels} {value}");
+            let _ = writeln!(self.out, "{PREFIX}{name}{labels} {value}");
         }
-    };
-    if let Some(last) = values.last {
-        for (name, help, value) in last_gauges(&last) {
-            metric(name, "gauge", help, &[(labels(""), value)]);
+    }
+
+    /// A gauge with one sample and only the base labels.
+    fn gauge(&mut self, name: &str, help: &str, value: f64) {
+        let labels = self.labels("");
+        self.metric(name, "gauge", help, &[(labels, value)]);
+    }
+
+    /// The last run that was not skipped: its gauges and, when known, its result.
+    fn last_run(&mut self, last: &Last) {
+        for (name, help, value) in last_gauges(last) {
+            self.gauge(name, help, value);
         }
         if let Some(succeeded) = last.succeeded {
             let samples = [("succeeded", succeeded), ("failed", !succeeded)].map(|(result, is)| {
                 (
-                    labels(&format!("result=\"{result}\"")),
+                    self.labels(&format!("result=\"{result}\"")),
                     f64::from(u8::from(is)),
                 )
             });
-            metric(
+            self.metric(
                 "last_result",
                 "gauge",
                 "1 for the result of the last run that was not skipped (a stopped run failed).",
@@ -300,51 +350,29 @@ fn render(job: &str, values: &Values, expect: Option<Expect>, shape: Shape) -> S
             );
         }
     }
-    // The textfile says 0 for "never succeeded"; a push knows it only from this run or a
-    // textfile beside it, and says nothing when it does not know.
-    if shape == Shape::Textfile || values.last_success.is_some() {
-        metric(
-            "last_success_timestamp_seconds",
-            "gauge",
-            "When the last successful run ended; 0 if none has succeeded yet.",
-            &[(labels(""), values.last_success.unwrap_or(0.0))],
+
+    /// The textfile's counters, which a push leaves out (the Pushgateway would keep only the
+    /// pushing run's view of them).
+    fn counters(&mut self, values: &Values) {
+        let runs: Vec<(String, f64)> = Counted::ALL
+            .iter()
+            .zip(values.runs)
+            .map(|(c, n)| (self.labels(&format!("result=\"{}\"", c.label())), n as f64))
+            .collect();
+        self.metric(
+            "runs_total",
+            "counter",
+            "Runs of the job by result (a stopped run counts as failed).",
+            &runs,
+        );
+        let labels = self.labels("");
+        self.metric(
+            "ping_failures_total",
+            "counter",
+            "Runs whose heartbeat ping could not be delivered.",
+            &[(labels, values.ping_failures as f64)],
         );
     }
-    if let Some(expect) = expect {
-        metric(
-            "expected_period_seconds",
-            "gauge",
-            "How often the job is expected to succeed (--expect-every).",
-            &[(labels(""), expect.period.as_secs_f64())],
-        );
-        metric(
-            "expected_grace_seconds",
-            "gauge",
-            "How long after its period a job counts as late (--expect-grace).",
-            &[(labels(""), expect.grace.as_secs_f64())],
-        );
-    }
-    if shape == Shape::Push {
-        return out;
-    }
-    let runs: Vec<(String, f64)> = Counted::ALL
-        .iter()
-        .zip(values.runs)
-        .map(|(c, n)| (labels(&format!("result=\"{}\"", c.label())), n as f64))
-        .collect();
-    metric(
-        "runs_total",
-        "counter",
-        "Runs of the job by result (a stopped run counts as failed).",
-        &runs,
-    );
-    metric(
-        "ping_failures_total",
-        "counter",
-        "Runs whose heartbeat ping could not be delivered.",
-        &[(labels(""), values.ping_failures as f64)],
-    );
-    out
 }
 
 /// The gauges of the last run that was not skipped.

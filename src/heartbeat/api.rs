@@ -255,6 +255,28 @@ pub fn field_names(answer: &Answer) -> String {
     }
 }
 
+/// `--api-url`: the API's base URL, http or https, with neither user info nor a query
+/// nor a fragment. The option is on the command line, which every user of the host can
+/// read (`ps`), and the service's messages are scrubbed of the keys, not of this URL: a
+/// password or token there would be shown to all. The keys go in their variables or
+/// files. The error names the option and what it holds, never its value.
+pub fn base_url(text: &str) -> Result<HeartbeatUrl> {
+    let url = HeartbeatUrl::parse(text, "--api-url")?;
+    let parsed = url.success();
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(anyhow!(
+            "--api-url must not hold a user name or password (every user of the host can \
+             read the command line): the API's keys go in their variables"
+        ));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() || text.contains(['?', '#']) {
+        return Err(anyhow!(
+            "--api-url must be the API's base URL, without a query or fragment"
+        ));
+    }
+    Ok(url)
+}
+
 /// The time a request to the API may take at most, when none is given.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 

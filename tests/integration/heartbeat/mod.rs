@@ -7,6 +7,7 @@
 mod create_crontap;
 mod create_healthchecks;
 mod errors;
+mod hostile;
 mod keys_kept;
 mod plan_create;
 mod stand_in;

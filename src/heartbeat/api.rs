@@ -234,8 +234,12 @@ fn service_message(body: &[u8]) -> Option<String> {
 pub fn parse(answer: &Answer, what: &str) -> Result<Reply> {
     serde_json::from_slice(&answer.body).map_err(|err| match err.classify() {
         serde_json::error::Category::Data => anyhow!(
-            "{what} does not have the documented fields (a value of another type at line {}, \
-             column {})",
+            "{what} does not have the documented fields ({} at line {}, column {})",
+            // serde_json's words, which name our field, never the answer's value.
+            match err.to_string().starts_with("duplicate field") {
+                true => "a field given twice",
+                false => "a value of another type",
+            },
             err.line(),
             err.column()
         ),
@@ -311,6 +315,21 @@ mod tests {
             Some("Bad gateway")
         );
         let long = "é".repeat(300);
+        let answer = |body: &[u8]| Answer {
+            status: StatusCode::CREATED,
+            body: body.to_vec(),
+        };
+        // Two URLs in one answer: neither is taken, and the error says why.
+        let twice =
+            answer(br#"{"ping_url": "https://a.example/x", "ping_url": "https://b.example/y"}"#);
+        let err = parse(&twice, "the answer").err().unwrap().to_string();
+        assert!(err.contains("a field given twice"), "{err}");
+        assert!(!err.contains("example"), "{err}");
+        let err = parse(&answer(br#"{"ping_url": 7}"#), "the answer")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("a value of another type"), "{err}");
         assert!(service_message(long.as_bytes()).unwrap().len() <= MESSAGE_MAX);
     }
 }

@@ -101,7 +101,7 @@ fn a_url_file_a_run_would_refuse_is_never_taken_for_the_heartbeats_url() {
         assert_one_line_error(&out);
         assert!(out.stderr.contains(said), "{said}: {}", out.stderr);
         assert!(out.stderr.contains("job.url"), "{}", out.stderr);
-        assert_clean(&out, &keys, &[ping.clone()]);
+        assert_clean(&out, &keys, std::slice::from_ref(&ping));
         // And a run refuses it the same way.
         let mut run = Crontap::new();
         let out = run.arg("--url-file").arg(&file).args(["--", "true"]).run();
@@ -114,7 +114,7 @@ fn a_url_file_a_run_would_refuse_is_never_taken_for_the_heartbeats_url() {
     let out = create(&keys, "crontap", &api.url(), &file).run();
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.contains("nothing changed"), "{}", out.stderr);
-    assert_clean(&out, &keys, &[ping.clone()]);
+    assert_clean(&out, &keys, std::slice::from_ref(&ping));
     assert!(
         api.seen().is_empty(),
         "created although the file held a URL"

@@ -26,7 +26,7 @@ use crate::metrics;
 use crate::plan::{self, PlanConfig};
 use crate::report::check;
 use crate::report::headers::Headers;
-use crate::report::heartbeat::{self, Heartbeat, HeartbeatUrl};
+use crate::report::heartbeat::{self, Heartbeat};
 use crate::report::kind::Kind;
 use crate::report::ping;
 use crate::report::proxy::ProxyVars;
@@ -639,7 +639,7 @@ fn api_config(args: ApiArgs, keys: bool, timeout: Duration, env: &Environment) -
         }
         .to_owned()
     });
-    let url = HeartbeatUrl::parse(&text, "--api-url")?;
+    let url = api::base_url(&text)?;
     let keys = match (keys, service) {
         (false, _) => Keys::None,
         (true, Service::Crontap) => Keys::Crontap {

@@ -216,13 +216,19 @@ impl Dir {
     /// What the file `name` holds; `None` when there is none. A file larger than
     /// [`READ_MAX`] is refused unread (nothing crontap-run writes comes near it).
     pub fn read(&self, name: &str) -> Result<Option<Vec<u8>>> {
+        self.read_at_most(name, READ_MAX)
+    }
+
+    /// [`Dir::read`] of a file that should hold at most `max` bytes: a larger one is
+    /// refused after `max + 1` bytes read.
+    pub fn read_at_most(&self, name: &str, max: u64) -> Result<Option<Vec<u8>>> {
         let read = || -> io::Result<Option<Vec<u8>>> {
             let Some(file) = self.open_file(name, OFlag::O_RDONLY, 0)? else {
                 return Ok(None);
             };
             let mut bytes = Vec::new();
-            file.take(READ_MAX + 1).read_to_end(&mut bytes)?;
-            if bytes.len() as u64 > READ_MAX {
+            file.take(max + 1).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > max {
                 return Err(NotPlain::TooLarge.into());
             }
             Ok(Some(bytes))

@@ -234,8 +234,12 @@ fn service_message(body: &[u8]) -> Option<String> {
 pub fn parse(answer: &Answer, what: &str) -> Result<Reply> {
     serde_json::from_slice(&answer.body).map_err(|err| match err.classify() {
         serde_json::error::Category::Data => anyhow!(
-            "{what} does not have the documented fields (a value of another type at line {}, \
-             column {})",
+            "{what} does not have the documented fields ({} at line {}, column {})",
+            // serde_json's words, which name our field, never the answer's value.
+            match err.to_string().starts_with("duplicate field") {
+                true => "a field given twice",
+                false => "a value of another type",
+            },
             err.line(),
             err.column()
         ),
@@ -253,6 +257,28 @@ pub fn field_names(answer: &Answer) -> String {
         true => "none".to_owned(),
         false => sanitize::one_line(&names.join(", ")),
     }
+}
+
+/// `--api-url`: the API's base URL, http or https, with neither user info nor a query
+/// nor a fragment. The option is on the command line, which every user of the host can
+/// read (`ps`), and the service's messages are scrubbed of the keys, not of this URL: a
+/// password or token there would be shown to all. The keys go in their variables or
+/// files. The error names the option and what it holds, never its value.
+pub fn base_url(text: &str) -> Result<HeartbeatUrl> {
+    let url = HeartbeatUrl::parse(text, "--api-url")?;
+    let parsed = url.success();
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(anyhow!(
+            "--api-url must not hold a user name or password (every user of the host can \
+             read the command line): the API's keys go in their variables"
+        ));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() || text.contains(['?', '#']) {
+        return Err(anyhow!(
+            "--api-url must be the API's base URL, without a query or fragment"
+        ));
+    }
+    Ok(url)
 }
 
 /// The time a request to the API may take at most, when none is given.
@@ -289,6 +315,21 @@ mod tests {
             Some("Bad gateway")
         );
         let long = "é".repeat(300);
+        let answer = |body: &[u8]| Answer {
+            status: StatusCode::CREATED,
+            body: body.to_vec(),
+        };
+        // Two URLs in one answer: neither is taken, and the error says why.
+        let twice =
+            answer(br#"{"ping_url": "https://a.example/x", "ping_url": "https://b.example/y"}"#);
+        let err = parse(&twice, "the answer").err().unwrap().to_string();
+        assert!(err.contains("a field given twice"), "{err}");
+        assert!(!err.contains("example"), "{err}");
+        let err = parse(&answer(br#"{"ping_url": 7}"#), "the answer")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("a value of another type"), "{err}");
         assert!(service_message(long.as_bytes()).unwrap().len() <= MESSAGE_MAX);
     }
 }

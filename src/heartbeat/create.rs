@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::Service;
 use crate::heartbeat::api::Api;
-use crate::heartbeat::url_file::UrlFile;
+use crate::heartbeat::url_file::{Held, UrlFile};
 use crate::heartbeat::{CreateConfig, Wanted, crontap, healthchecks, say};
 use crate::sanitize;
 
@@ -39,15 +39,27 @@ pub fn run(config: &CreateConfig) -> Result<ExitCode> {
 /// on stderr (never the URL).
 pub fn create(api: &Api, wanted: &Wanted, path: &Path) -> Result<Outcome> {
     let file = UrlFile::new(path)?;
-    let existing = file.read()?;
-    let shown = file.shown();
-    let name = sanitize::one_line(&wanted.name);
-    let service = api.name();
-    let outcome = match (api.service, existing) {
+    let held = file.hold()?;
+    let outcome = match made(api, wanted, &file, &held) {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            file.give_up(held);
+            return Err(err);
+        }
+    };
+    drop(held);
+    tell(api, wanted, &file, outcome);
+    Ok(outcome)
+}
+
+/// The heartbeat made, or found, and its URL in `file`, whose directory is `held`.
+fn made(api: &Api, wanted: &Wanted, file: &UrlFile, held: &Held) -> Result<Outcome> {
+    let existing = file.read(held)?;
+    Ok(match (api.service, existing) {
         (Service::Crontap, Some(_)) => Outcome::Existed,
         (Service::Crontap, None) => {
             let url = crontap::create(api, wanted)?;
-            file.write(&url)
+            file.write(held, &url)
                 .context("the heartbeat was created, but its URL not kept")?;
             Outcome::Created
         }
@@ -59,7 +71,7 @@ pub fn create(api: &Api, wanted: &Wanted, path: &Path) -> Result<Outcome> {
             if same {
                 Outcome::Existed
             } else {
-                file.write(&made.url)
+                file.write(held, &made.url)
                     .context("the check was created, but its URL not kept")?;
                 match existing {
                     Some(_) => Outcome::Replaced,
@@ -68,7 +80,14 @@ pub fn create(api: &Api, wanted: &Wanted, path: &Path) -> Result<Outcome> {
                 }
             }
         }
-    };
+    })
+}
+
+/// Says on stderr what became of the heartbeat (never its URL).
+fn tell(api: &Api, wanted: &Wanted, file: &UrlFile, outcome: Outcome) {
+    let shown = file.shown();
+    let name = sanitize::one_line(&wanted.name);
+    let service = api.name();
     let grace = format!("grace {} min", wanted.grace_minutes);
     let timing = match &wanted.schedule {
         Some((schedule, tz)) if api.service == Service::Healthchecks => {
@@ -91,5 +110,4 @@ pub fn create(api: &Api, wanted: &Wanted, path: &Path) -> Result<Outcome> {
              holds the check's URL"
         ),
     });
-    Ok(outcome)
 }

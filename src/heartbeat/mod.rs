@@ -90,7 +90,7 @@ pub struct Wanted {
     pub period_minutes: u64,
     pub grace_minutes: u64,
     /// The schedule and zone name (Healthchecks reads cron schedules itself); `None` with
-    /// `--period`.
+    /// `--period`, or for a schedule Healthchecks cannot read.
     pub schedule: Option<(String, String)>,
 }
 
@@ -101,7 +101,7 @@ impl Wanted {
             name: planned.name.clone(),
             period_minutes: planned.period_minutes(),
             grace_minutes: planned.grace.minutes,
-            schedule: Some((planned.schedule.clone(), planned.zone.name.clone())),
+            schedule: readable(&planned.schedule, &planned.zone.name),
         }
     }
 
@@ -119,11 +119,7 @@ impl Wanted {
                 let planned = plan::plan_one(schedule, text, zone, job, config.jitter, state_dir)
                     .map_err(|e| anyhow::anyhow!("--schedule {:?}: {e}", text))?;
                 let numbers = (planned.period_minutes(), planned.grace.minutes);
-                (
-                    numbers.0,
-                    numbers.1,
-                    Some((text.clone(), zone.name.clone())),
-                )
+                (numbers.0, numbers.1, readable(text, &zone.name))
             }
             Timing::Period(period) => {
                 let grace = plan::grace(job, config.jitter, state_dir)?;
@@ -137,6 +133,14 @@ impl Wanted {
             schedule,
         })
     }
+}
+
+/// The schedule and zone as Healthchecks gets them, if it can read the schedule: its cron
+/// parser follows Debian's cron, which has no cronie `~` (a value picked at random when the
+/// crontab is loaded), so such a schedule is refused there. A heartbeat for it gets the
+/// period `plan` measured (the longest gap of any value cron could pick) instead.
+fn readable(schedule: &str, zone: &str) -> Option<(String, String)> {
+    (!schedule.contains('~')).then(|| (schedule.to_owned(), zone.to_owned()))
 }
 
 /// Whole minutes, rounded up, at least one.
@@ -164,7 +168,9 @@ pub fn json_string(text: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            // Every control character, C1 and DEL too: a service's text must not reach a
+            // terminal as an escape sequence, even through `--json`.
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
             c => out.push(c),
         }
     }
@@ -184,8 +190,16 @@ mod tests {
 
     #[test]
     fn json_strings_read_back() {
-        for text in ["plain", "a \"quoted\" \\ name", "tab\there\u{1}", "é ü"] {
-            let read: String = serde_json::from_str(&json_string(text)).unwrap();
+        for text in [
+            "plain",
+            "a \"quoted\" \\ name",
+            "tab\there\u{1}",
+            "é ü",
+            "\u{9b}31m\u{7f}",
+        ] {
+            let json = json_string(text);
+            assert!(!json.chars().any(char::is_control), "{json:?}");
+            let read: String = serde_json::from_str(&json).unwrap();
             assert_eq!(read, text);
         }
     }

@@ -76,6 +76,9 @@ pub fn rewrite(text: &str, options: &Options, plan: &PlanJob) -> Result<Rewritte
         planned: Vec::new(),
         warnings: Vec::new(),
     };
+    if let Some(warning) = carriage_returns(text) {
+        out.warnings.push(warning);
+    }
     for (i, line) in text.split_inclusive('\n').enumerate() {
         let (body, end) = match line.strip_suffix('\n') {
             Some(body) => (body, "\n"),
@@ -165,6 +168,25 @@ fn check_url_dir(dir: &Path) -> Result<()> {
              unchanged (a backslash before %)"
         )),
     }
+}
+
+/// A file saved with Windows line endings: cron keeps the carriage return as part of each
+/// line (a command ends in it and is not found), and so do the wrapped lines. One warning,
+/// naming the first such line and how many there are.
+fn carriage_returns(text: &str) -> Option<String> {
+    // Not `lines()`, which takes a carriage return before a line feed for part of the end.
+    let mut with = text
+        .split('\n')
+        .enumerate()
+        .filter(|(_, line)| line.ends_with('\r'));
+    let (first, _) = with.next()?;
+    Some(format!(
+        "--crontab: {} line(s) end in a carriage return, the first line {} (Windows line \
+         endings): cron keeps it as part of the line, so a command ends in one and is not \
+         found, wrapped or not; convert the file (dos2unix) and plan it again",
+        1 + with.count(),
+        first + 1
+    ))
 }
 
 /// What becomes of `line`.

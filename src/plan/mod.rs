@@ -315,7 +315,7 @@ pub fn plan_one(
 ) -> Result<Planned> {
     let now = jiff::Timestamp::now();
     let today = zone.tz.to_offset(now).to_datetime(now).date();
-    let gaps = worst_gaps(schedule, &zone.tz, today)?;
+    let gaps = measured(schedule, text, zone, today)?;
     let grace = grace(job, jitter, state_dir)?;
     Ok(Planned {
         name: job.unwrap_or(text).to_owned(),
@@ -326,6 +326,31 @@ pub fn plan_one(
         command: None,
         url_file: None,
     })
+}
+
+thread_local! {
+    /// The gaps of the schedules measured so far, by the schedule as written, its zone and
+    /// the day: a crontab's lines often share a schedule, and one with `~` fields takes a
+    /// second or more to measure (every value cron could pick is walked), which made a
+    /// crontab of many such lines take minutes.
+    static MEASURED: std::cell::RefCell<std::collections::HashMap<(String, String, jiff::civil::Date), Gaps>> =
+        Default::default();
+}
+
+/// [`worst_gaps`], measured once per schedule text, zone and day.
+fn measured(
+    schedule: &Schedule,
+    text: &str,
+    zone: &Zone,
+    today: jiff::civil::Date,
+) -> Result<Gaps> {
+    let key = (text.to_owned(), zone.name.clone(), today);
+    if let Some(gaps) = MEASURED.with_borrow(|m| m.get(&key).cloned()) {
+        return Ok(gaps);
+    }
+    let gaps = worst_gaps(schedule, &zone.tz, today)?;
+    MEASURED.with_borrow_mut(|m| m.insert(key, gaps.clone()));
+    Ok(gaps)
 }
 
 /// The most schedules a `~` schedule may stand for: each is walked over the horizon.

@@ -21,7 +21,7 @@ const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// Largest URL file read; a URL is far shorter, anything bigger is a mistake.
-const MAX_URL_FILE: u64 = 8 * 1024;
+pub(crate) const MAX_URL_FILE: u64 = 8 * 1024;
 
 /// Parts of the URL shorter than this are not treated as secrets of their own (they would
 /// redact ordinary words such as `ping`).
@@ -106,7 +106,7 @@ pub(crate) fn read_url_file(path: &Path, source: &str) -> Result<String> {
 }
 
 /// The URL a URL file's bytes hold, as [`read_url_file`] says.
-fn url_of(text: Vec<u8>, source: &str) -> Result<String> {
+pub(crate) fn url_of(text: Vec<u8>, source: &str) -> Result<String> {
     let text = String::from_utf8(text)
         .map_err(|_| anyhow::anyhow!("{source}: the file is not valid UTF-8"))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);

@@ -4,9 +4,11 @@
 //! directory, never through a link), every error path as one line and exit 125, and no key
 //! and no ping URL in anything printed.
 
+mod careless;
 mod create_crontap;
 mod create_healthchecks;
 mod errors;
+mod hostile;
 mod keys_kept;
 mod plan_create;
 mod stand_in;

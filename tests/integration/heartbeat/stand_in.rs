@@ -256,6 +256,13 @@ fn hc_create(state: &mut HcState, seen: &Seen) -> (u16, String) {
     if body.get("schedule").is_some() == body.get("timeout").is_some() {
         return error(400, "json validation error: schedule or timeout");
     }
+    // Healthchecks' cron parser (cronsim) follows Debian's cron, which has no cronie `~`.
+    if body["schedule"].as_str().is_some_and(|s| s.contains('~')) {
+        return error(
+            400,
+            "json validation error: schedule is not a valid cron expression",
+        );
+    }
     if body["unique"] == json!(["name"])
         && let Some(check) = state.checks.iter().find(|c| c.fields["name"] == name)
     {

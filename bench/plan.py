@@ -9,6 +9,9 @@ the horizon to the next start). Each case runs alternately with `crontap-run --v
 cost of starting the binary at all), and the median of each is printed, with the difference:
 the time `plan` itself takes.
 
+Last, `plan --crontab` of a crontab of 100 lines of cronie's `~ 3 * * *` (each `~` stands for
+60 schedules, all measured; the plan measures one schedule text once for all its lines).
+
 Usage: bench/plan.py [--bin PATH] [--runs N]
 (default: target/x86_64-unknown-linux-musl/release/crontap-run, 30 runs)
 """
@@ -16,6 +19,7 @@ Usage: bench/plan.py [--bin PATH] [--runs N]
 import argparse
 import statistics
 import subprocess
+import tempfile
 import time
 
 CASES = [
@@ -52,6 +56,13 @@ def main():
             timed_base.append(wall(base))
         p, b = statistics.median(timed_plan), statistics.median(timed_base)
         print(f"{schedule:<16} {zone:<20} {p * 1000:>7.2f}ms {b * 1000:>8.2f}ms {(p - b) * 1000:>9.2f}ms")
+    with tempfile.NamedTemporaryFile("w", suffix=".crontab") as crontab:
+        crontab.write("".join(f"~ 3 * * * /usr/bin/job{i}\n" for i in range(100)))
+        crontab.flush()
+        argv = [args.bin, "plan", "--crontab", crontab.name, "--tz", "UTC", "--bin", "/usr/local/bin/crontap-run"]
+        runs = max(1, args.runs // 10)
+        median = statistics.median(wall(argv) for _ in range(runs))
+        print(f"plan --crontab of 100 lines '~ 3 * * *' (UTC): {median * 1000:.1f}ms, median of {runs}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@
 //! that cannot be read, and nothing on standard input.
 
 use std::path::Path;
-use std::time::Duration;
 
 use super::stand_in::healthchecks;
 use super::{Keys, assert_clean, assert_one_line_error};
@@ -36,18 +35,18 @@ fn plan(keys: &Keys, api: &str, dir: &Path, crontab: &[u8]) -> Output {
 }
 
 #[test]
-fn many_lines_with_random_fields_are_planned_in_moments_and_made_with_their_period() {
+fn many_lines_with_random_fields_are_made_with_their_period() {
     let keys = Keys::new();
     let api = healthchecks(&keys.healthchecks);
     let tmp = tempfile::tempdir().unwrap();
-    // Each `~ 3 * * *` stands for 60 schedules, each walked over the planning horizon: a
-    // second or more each in a debug build, unless measured once for all the lines.
+    // Each `~ 3 * * *` stands for 60 schedules, each walked over the planning horizon; the
+    // plan measures the text once for all the lines (a second or more a line otherwise, in a
+    // debug build: its cost is bench/plan.py's to measure, not this test's).
     let crontab: String = (0..100)
         .map(|i| format!("~ 3 * * * /usr/bin/job{i}\n"))
         .collect();
     let out = plan(&keys, &api.url(), tmp.path(), crontab.as_bytes());
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.elapsed < Duration::from_secs(40), "{:?}", out.elapsed);
     let calls = api.api_calls();
     assert_eq!(calls.len(), 100);
     for call in &calls {

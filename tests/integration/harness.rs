@@ -516,12 +516,20 @@ pub fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
 
 /// Whether a process exists and is not a zombie.
 /// The process id a job wrote to `path`, once the file is there.
+/// The process id a job wrote to `path` (`echo $$ > path`): the shell creates the file before
+/// it writes, so the file is read until it holds a whole line, not merely once it exists.
 pub fn read_pid(path: &Path) -> String {
+    let whole = || {
+        std::fs::read_to_string(path)
+            .ok()
+            .filter(|text| text.ends_with('\n') && text.trim().parse::<u32>().is_ok())
+    };
     assert!(
-        eventually(Duration::from_secs(10), || path.exists()),
-        "no pid file"
+        eventually(Duration::from_secs(10), || whole().is_some()),
+        "no pid written to {}",
+        path.display()
     );
-    std::fs::read_to_string(path).unwrap().trim().to_owned()
+    whole().unwrap().trim().to_owned()
 }
 
 pub fn alive(pid: &str) -> bool {

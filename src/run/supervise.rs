@@ -35,7 +35,7 @@ use crate::run::exec;
 pub use crate::run::finished::{Finished, Hooks};
 use crate::run::group::Group;
 use crate::run::hold::Hold;
-use crate::run::job_env::PerRun;
+use crate::run::job_env::{self, PerRun};
 use crate::run::lifeline::Lifeline;
 use crate::run::memory;
 use crate::run::outcome::Outcome;
@@ -54,7 +54,7 @@ pub struct ChildSpec<'a> {
     pub program: &'a OsString,
     pub args: &'a [OsString],
     /// crontap-run's environment less what the job must not see, in its order.
-    pub inherited_env: &'a [(OsString, OsString)],
+    pub inherited_env: &'a job_env::Inherited,
     /// This run's variables (`CRONTAP_RUN_ID` …), added for each attempt.
     pub per_run: PerRun,
     /// The run holds a lock or key: kill the job's whole group if crontap-run dies, so a
@@ -261,7 +261,7 @@ fn spawn(
     }
     let env = spec.per_run.environment(spec.inherited_env, attempt.number);
     (hooks.starting)();
-    let spawned = exec::spawn(&mut command, env);
+    let spawned = exec::spawn(&mut command, &env);
     // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
     // readers see end-of-file when the child (and anything it left behind) closes theirs.
     drop(command);

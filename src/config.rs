@@ -86,7 +86,7 @@ pub struct Config {
     pub body_max: usize,
     /// The environment the job inherits: crontap-run's own, in its order, less the
     /// variables it must not see ([`REMOVED_VARS`], `--url-env`'s, the per-run ones).
-    pub child_env: Vec<(OsString, OsString)>,
+    pub child_env: job_env::Inherited,
     pub limits: supervise::Limits,
     pub ping: ping::Policy,
     pub retry: retry::Policy,
@@ -149,12 +149,6 @@ impl Environment {
     fn empty_names(&self) -> Vec<OsString> {
         let empty = self.0.iter().filter(|(_, value)| value.is_empty());
         empty.map(|(name, _)| name.clone()).collect()
-    }
-
-    /// Every variable but those `removed` names, in their order.
-    fn without(&self, removed: &[String]) -> Vec<(OsString, OsString)> {
-        let keep = |name: &OsString| !removed.iter().any(|r| name.as_os_str() == r.as_str());
-        self.0.iter().filter(|(n, _)| keep(n)).cloned().collect()
     }
 
     /// The test fault point, in a debug build.
@@ -273,7 +267,7 @@ impl Config {
             heartbeat,
             protocol,
             body_max: args.report.body_max.unwrap_or(DEFAULT_BODY_MAX) as usize,
-            child_env: env.without(&env_remove),
+            child_env: job_env::Inherited::new(Arc::clone(&env.0), env_remove),
             limits: supervise::Limits {
                 timeout: args.timeout,
                 kill_after: args.kill_after.unwrap_or(DEFAULT_KILL_AFTER),

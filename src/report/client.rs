@@ -171,8 +171,16 @@ fn set_up(https: bool, settings: Settings<'_>) -> Result<Net, String> {
     })
 }
 
+/// The tests make setting up a client for https fail with this.
+#[cfg(test)]
+static FAIL_HTTPS_CLIENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The client: trusting TLS roots if `https`, with the redirect policy of [`Rules`].
 fn client(https: bool, settings: Settings<'_>) -> Result<Client> {
+    #[cfg(test)]
+    if https && FAIL_HTTPS_CLIENT.load(std::sync::atomic::Ordering::SeqCst) {
+        anyhow::bail!("the https client refused for a test");
+    }
     // An http-only client gets an empty TLS configuration: no certificates are read for it.
     let tls = match https {
         true => tls::shared_with_roots(settings.roots_named)?,
@@ -285,6 +293,7 @@ mod tests {
     use super::*;
     use crate::report::proxy::DIRECT;
     use std::sync::atomic::Ordering;
+    use std::sync::mpsc;
 
     fn request(method: Method) -> Request {
         Request {
@@ -295,18 +304,33 @@ mod tests {
         }
     }
 
+    fn settings() -> Settings<'static> {
+        Settings {
+            roots_named: false,
+            proxies: &DIRECT,
+            connect_timeout: Duration::from_secs(1),
+        }
+    }
+
+    /// The tests here share the run's one slot: one at a time, each starting with it empty.
+    fn alone() -> std::sync::MutexGuard<'static, ()> {
+        static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+        let guard = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(net) = slot().take() {
+            net.runtime.shutdown_background();
+        }
+        guard
+    }
+
     /// Requests of both methods, one after the other and from other threads (the start's
     /// thread, then the end), get the one runtime and client; one asked for while they are
     /// out gets a second, and only one of the two is kept.
     #[test]
     fn one_runtime_and_client_serve_every_request_in_turn() {
-        let settings = Settings {
-            roots_named: false,
-            proxies: &DIRECT,
-            connect_timeout: Duration::from_secs(1),
-        };
-        let set_ups = || SET_UPS.load(Ordering::SeqCst);
-        assert!(slot().is_none() && set_ups() == 0, "nothing set up before");
+        let _alone = alone();
+        let settings = settings();
+        let before = SET_UPS.load(Ordering::SeqCst);
+        let set_ups = || SET_UPS.load(Ordering::SeqCst) - before;
         with_net(&request(Method::Get), settings, |_, _| ()).unwrap();
         assert_eq!(set_ups(), 1);
         std::thread::spawn(move || {
@@ -327,5 +351,49 @@ mod tests {
         assert!(slot().is_some(), "one kept");
         with_net(&request(Method::Get), settings, |_, _| ()).unwrap();
         assert_eq!(set_ups(), 2);
+    }
+
+    /// A client set up again for https that fails gives the runtime back instead of dropping
+    /// it: dropping a tokio runtime waits for its blocking threads, and a DNS lookup
+    /// (reqwest's resolver runs getaddrinfo on one of them) can be stuck far past its
+    /// deadline. The stuck lookup here is such a blocking task, which ends only when the
+    /// test lets it: before the fix, the failed rebuild waited for it.
+    #[test]
+    fn a_failed_rebuild_never_waits_for_a_stuck_lookup() {
+        let _alone = alone();
+        let (started_tx, started) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        with_net(&request(Method::Get), settings(), |runtime, _| {
+            let _entered = runtime.enter();
+            drop(tokio::task::spawn_blocking(move || {
+                started_tx.send(()).unwrap();
+                let _ = released.recv();
+            }));
+        })
+        .unwrap();
+        started.recv().expect("the lookup runs");
+
+        FAIL_HTTPS_CLIENT.store(true, Ordering::SeqCst);
+        let (done_tx, done) = mpsc::channel();
+        let rebuild = std::thread::spawn(move || {
+            let mut https = request(Method::Get);
+            https.url = "https://127.0.0.1:9/ping".parse().unwrap();
+            let sent = with_net(&https, settings(), |_, _| ());
+            done_tx.send(sent.err()).unwrap();
+        });
+        let outcome = done.recv_timeout(Duration::from_secs(30));
+        FAIL_HTTPS_CLIENT.store(false, Ordering::SeqCst);
+        release.send(()).unwrap();
+        rebuild.join().unwrap();
+
+        let err = outcome.expect("the failed rebuild waited for the stuck lookup");
+        assert!(
+            err.as_deref() == Some("the https client refused for a test"),
+            "{err:?}"
+        );
+        assert!(
+            slot().as_ref().is_some_and(|net| !net.roots),
+            "the runtime set up for http was kept"
+        );
     }
 }

@@ -23,9 +23,9 @@
 //! path, as with glibc). Everything the hook needs is built before the fork; between fork
 //! and exec it only calls `execve(2)`.
 
-use std::ffi::{CStr, CString, OsString, c_char};
+use std::ffi::{CStr, CString, OsStr, c_char};
 use std::io;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 
@@ -48,7 +48,7 @@ const NAME_MAX: usize = 255;
 /// its whole environment. `command` is configured as for [`Command::spawn`] (program,
 /// arguments, stdio, process group, other hooks); its own environment settings and `arg0`
 /// are not used.
-pub fn spawn(command: &mut Command, env: Vec<(OsString, OsString)>) -> io::Result<Child> {
+pub fn spawn<V: AsRef<OsStr>>(command: &mut Command, env: &[(&OsStr, V)]) -> io::Result<Child> {
     let mut exec = Exec::new(command, env)?;
     // SAFETY: the hook runs between fork and exec, after the other hooks, and only calls
     // execve(2) and reads errno, on memory built before the fork.
@@ -82,7 +82,7 @@ unsafe impl Send for Exec {}
 unsafe impl Sync for Exec {}
 
 impl Exec {
-    fn new(command: &Command, env: Vec<(OsString, OsString)>) -> io::Result<Exec> {
+    fn new<V: AsRef<OsStr>>(command: &Command, env: &[(&OsStr, V)]) -> io::Result<Exec> {
         let name = command.get_program().as_bytes();
         if name.is_empty() {
             return Err(Errno::ENOENT.into());
@@ -94,36 +94,31 @@ impl Exec {
             }
             let path = env
                 .iter()
-                .find(|(n, _)| n == "PATH")
-                .map(|(_, p)| p.as_bytes());
+                .find(|(n, _)| *n == "PATH")
+                .map(|(_, p)| p.as_ref().as_bytes());
             candidates(path.unwrap_or(DEFAULT_PATH), name)
-                .map(c_string)
+                .map(|parts| c_string(&parts))
                 .collect::<io::Result<_>>()?
         } else {
-            vec![c_string(name.to_vec())?]
+            vec![c_string(&[name])?]
         };
 
         let mut strings = Vec::new();
-        let mut own = |bytes: Vec<u8>| -> io::Result<*const c_char> {
-            let s = c_string(bytes)?;
+        let mut own = |parts: &[&[u8]]| -> io::Result<*const c_char> {
+            let s = c_string(parts)?;
             let ptr = s.as_ptr();
             strings.push(s);
             Ok(ptr)
         };
-        let program = own(name.to_vec())?;
+        let program = own(&[name])?;
         let args = command
             .get_args()
-            .map(|arg| own(arg.as_bytes().to_vec()))
+            .map(|arg| own(&[arg.as_bytes()]))
             .collect::<io::Result<Vec<_>>>()?;
-        let mut envp = env
-            .into_iter()
-            .map(|(name, value)| {
-                let mut entry = name.into_vec();
-                entry.push(b'=');
-                entry.extend(value.into_vec());
-                own(entry)
-            })
-            .collect::<io::Result<Vec<_>>>()?;
+        let mut envp = Vec::with_capacity(env.len() + 1);
+        for (name, value) in env {
+            envp.push(own(&[name.as_bytes(), b"=", value.as_ref().as_bytes()])?);
+        }
         let null = std::ptr::null();
         envp.push(null);
         let mut argv = vec![program];
@@ -184,18 +179,22 @@ impl Exec {
 
 /// The files `execvp` tries for `name` along `path`: each element, a slash, the name; an
 /// empty element gives the name alone, relative to the current directory.
-fn candidates<'a>(path: &'a [u8], name: &'a [u8]) -> impl Iterator<Item = Vec<u8>> + 'a {
-    path.split(|&b| b == b':').map(move |dir| {
-        let mut file = dir.to_vec();
-        if !dir.is_empty() {
-            file.push(b'/');
-        }
-        file.extend_from_slice(name);
-        file
-    })
+/// Each file comes in its three parts (directory, slash, name) for [`c_string`] to join.
+fn candidates<'a>(path: &'a [u8], name: &'a [u8]) -> impl Iterator<Item = [&'a [u8]; 3]> + 'a {
+    path.split(|&b| b == b':')
+        .map(move |dir| match dir.is_empty() {
+            true => [dir, b"", name],
+            false => [dir, b"/", name],
+        })
 }
 
-fn c_string(bytes: Vec<u8>) -> io::Result<CString> {
+/// The C string of `parts` joined.
+fn c_string(parts: &[&[u8]]) -> io::Result<CString> {
+    // Room for the terminating nul too, so that making the C string copies nothing again.
+    let mut bytes = Vec::with_capacity(parts.iter().map(|p| p.len()).sum::<usize>() + 1);
+    for part in parts {
+        bytes.extend_from_slice(part);
+    }
     CString::new(bytes).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -210,7 +209,7 @@ mod tests {
 
     fn tried(path: &str, name: &str) -> Vec<String> {
         candidates(path.as_bytes(), name.as_bytes())
-            .map(|f| String::from_utf8(f).unwrap())
+            .map(|parts| String::from_utf8(parts.concat()).unwrap())
             .collect()
     }
 

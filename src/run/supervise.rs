@@ -30,12 +30,13 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 
+use crate::fault;
 use crate::run::descriptors;
 use crate::run::exec;
 pub use crate::run::finished::{Finished, Hooks};
 use crate::run::group::Group;
 use crate::run::hold::Hold;
-use crate::run::job_env::PerRun;
+use crate::run::job_env::{self, PerRun};
 use crate::run::lifeline::Lifeline;
 use crate::run::memory;
 use crate::run::outcome::Outcome;
@@ -54,7 +55,7 @@ pub struct ChildSpec<'a> {
     pub program: &'a OsString,
     pub args: &'a [OsString],
     /// crontap-run's environment less what the job must not see, in its order.
-    pub inherited_env: &'a [(OsString, OsString)],
+    pub inherited_env: &'a job_env::Inherited,
     /// This run's variables (`CRONTAP_RUN_ID` …), added for each attempt.
     pub per_run: PerRun,
     /// The run holds a lock or key: kill the job's whole group if crontap-run dies, so a
@@ -177,13 +178,6 @@ async fn supervise(
     seen: &mut Mark,
 ) -> Result<Finished> {
     let Attempt { spec, limits, .. } = attempt;
-    // Watched before the child exists, so no exit and no wake-up is missed. The signals
-    // themselves are counted in `signals` from the start of the run.
-    let mut events = Events {
-        child_exits: signal(SignalKind::child()).context("cannot watch for SIGCHLD")?,
-        wake: signals::wake_on(&signals::forwarded()),
-        group_check: tokio::time::interval(GROUP_CHECK),
-    };
     let Prepared {
         command,
         copies,
@@ -217,6 +211,14 @@ async fn supervise(
         t.give_to(child);
     }
 
+    // Watched once the command is on its way, as its start is what its user waits for:
+    // the signals that came before are counted in `signals` from the start of the run, and
+    // an exit before is found by the watch's first look (which the tests prove by holding
+    // the watch back until the command has ended).
+    if fault::at("exit-before-watch") {
+        let _ = reap::wait_for_end(child.as_raw());
+    }
+    let mut events = Events::new();
     let watch = Watch::new(started, limits, spec.lease.clone());
     let mut real = RealChild {
         pid: child,
@@ -261,7 +263,7 @@ fn spawn(
     }
     let env = spec.per_run.environment(spec.inherited_env, attempt.number);
     (hooks.starting)();
-    let spawned = exec::spawn(&mut command, env);
+    let spawned = exec::spawn(&mut command, &env);
     // Dropping the command closes crontap-run's copies of the pipes' write ends, so the
     // readers see end-of-file when the child (and anything it left behind) closes theirs.
     drop(command);
@@ -340,12 +342,25 @@ fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
 
 /// Where the supervisor's events come from.
 struct Events {
-    child_exits: tokio::signal::unix::Signal,
+    /// SIGCHLD; `None` if it could not be watched (never seen): the child is then looked at
+    /// every [`GROUP_CHECK`].
+    child_exits: Option<tokio::signal::unix::Signal>,
     wake: signals::Wake,
     group_check: tokio::time::Interval,
 }
 
 impl Events {
+    fn new() -> Events {
+        let child_exits = signal(SignalKind::child())
+            .inspect_err(|err| tracing::warn!(%err, "cannot watch for SIGCHLD; polling instead"))
+            .ok();
+        Events {
+            child_exits,
+            wake: signals::wake_on(&signals::forwarded()),
+            group_check: tokio::time::interval(GROUP_CHECK),
+        }
+    }
+
     /// Hands every event to `watch` until the command has been reaped, and does what it
     /// says to `child`.
     async fn watch(
@@ -355,15 +370,25 @@ impl Events {
         signals: &SignalLog,
         seen: &mut Mark,
     ) -> Ending {
-        // Those that arrived while the attempt was being set up.
+        // Those that arrived while the attempt was being set up, then an exit before the
+        // events were watched.
         pass_on_signals(&mut watch, child, signals, seen);
+        let actions = watch.on(Event::ChildChanged, Instant::now(), child);
+        if let Some(outcome) = child.perform(&actions) {
+            return watch.ending(outcome);
+        }
+        let polled = self.child_exits.is_none();
         loop {
             let event = tokio::select! {
                 // Signals first: one that arrived with the exit is still passed on.
                 biased;
                 Some(_) = self.wake.recv() => None,
-                _ = self.child_exits.recv() => Some(Event::ChildChanged),
-                _ = self.group_check.tick(), if watch.lingering() => Some(Event::GroupCheck),
+                Some(()) = async { self.child_exits.as_mut()?.recv().await } => {
+                    Some(Event::ChildChanged)
+                }
+                _ = self.group_check.tick(), if watch.lingering() || polled => {
+                    Some(Event::GroupCheck)
+                }
                 _ = sleep_until(watch.timeout_at()) => Some(Event::TimeoutDue),
                 _ = sleep_until(watch.lease_stop_at()) => Some(Event::LeaseDue),
                 _ = sleep_until(watch.kill_at()) => Some(Event::KillDue),

@@ -130,17 +130,21 @@ impl Scrubber {
                 values.extend(fresh);
                 remover = Some(whole::Remover::new(values.clone()));
             }
-            let mut changed = false;
+            let (mut changed, mut removed) = (false, false);
             for (text, (layered, _)) in texts.iter_mut().zip(layered) {
-                let out = remove(remover.as_ref(), layered);
+                let out = remove(remover.as_ref(), layered.clone());
                 changed |= out != *text;
+                removed |= out != layered;
                 *text = out;
             }
             if !done {
                 // The passes ran out before the layers were done.
                 break;
             }
-            if !changed {
+            // The layers' last pass changed nothing, and removing changed nothing after
+            // it: another round would run the layers on the same text, learn the same
+            // values and remove nothing. (Saves the text a whole pass of the layers.)
+            if !changed || !removed {
                 return texts;
             }
         }

@@ -206,6 +206,11 @@ impl Framing {
         };
         let mut i = 0;
         while i < b.len() {
+            // Only quotes, backslashes and brackets change the framing: skip to the next.
+            match b[i..].iter().position(|&c| FRAMES[usize::from(c)]) {
+                Some(n) => i += n,
+                None => break,
+            }
             match (framing.quote, b[i]) {
                 (Some(_), b'\\') => i += 1,
                 (Some(q), c) if c == q => framing.quote = None,
@@ -241,6 +246,18 @@ impl Framing {
     }
 }
 
+/// The bytes [`Framing::before`] acts on: quotes, the backslash and brackets.
+const FRAMES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let bytes = b"\"'\\()[]{}";
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Where an unquoted value that starts at `from` ends, by its framing: at white space; at a
 /// quote the framing opened; at a closing bracket the framing opened, once the value's own
 /// brackets are closed (`Config{password=a(b)c, …}`); at `,`, `;` or `&` when that is the
@@ -253,17 +270,22 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
     let mut own = Vec::new();
     // Inside the value's own brackets (`auth=("user", "pw")`, `vault.read("a", b="c d")`)
     // blanks and separators do not end it, if the bracket closes later on the line.
-    let reach = ahead(text, from, REACH);
-    let line_end = text[from..reach].find('\n').map_or(reach, |n| from + n);
-    let last = |closer: u8| b[from..line_end].iter().rposition(|&c| c == closer);
-    let last_closers = [last(b')'), last(b']'), last(b'}')].map(|p| p.map(|p| from + p));
-    let closes_later = |closer: u8, i: usize| {
+    // Where the last `)`, `]` and `}` of the line stand: read once the value opens a
+    // bracket of its own, so a value without one costs no look ahead.
+    let mut last_closers: Option<[Option<usize>; 3]> = None;
+    let find_last_closers = || {
+        let reach = ahead(text, from, REACH);
+        let line_end = text[from..reach].find('\n').map_or(reach, |n| from + n);
+        let last = |closer: u8| b[from..line_end].iter().rposition(|&c| c == closer);
+        [last(b')'), last(b']'), last(b'}')].map(|p| p.map(|p| from + p))
+    };
+    let closes_later = |last_closers: &Option<[Option<usize>; 3]>, closer: u8, i: usize| {
         let k = match closer {
             b')' => 0,
             b']' => 1,
             _ => 2,
         };
-        last_closers[k].is_some_and(|p| p > i)
+        last_closers.is_some_and(|last| last[k].is_some_and(|p| p > i))
     };
     let mut i = from;
     while i < b.len() {
@@ -277,7 +299,9 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
             i = after;
             continue;
         }
-        let inside = own.last().is_some_and(|&closer| closes_later(closer, i));
+        let inside = own
+            .last()
+            .is_some_and(|&closer| closes_later(&last_closers, closer, i));
         let ends = match c {
             b'\n' => true,
             _ if inside && !matches!(c, b')' | b']' | b'}' | b'(' | b'[' | b'{') => false,
@@ -285,6 +309,7 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
             b'"' | b'\'' => framing.quote == Some(c),
             b'(' | b'[' | b'{' => {
                 own.push(closer(c));
+                last_closers.get_or_insert_with(find_last_closers);
                 false
             }
             b')' | b']' | b'}' if own.last() == Some(&c) => {

@@ -6,6 +6,8 @@
 //!
 //! The word lists are data: compact, one concern each.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 /// Words that make a name a secret's wherever they stand in it.
@@ -45,6 +47,38 @@ fn sorted(words: &[&'static str]) -> Vec<&'static str> {
 /// Whether `word` is in `sorted`, a list that [`sorted`] made.
 fn listed(sorted: &[&str], word: &str) -> bool {
     sorted.binary_search(&word).is_ok()
+}
+
+thread_local! {
+    /// Names judged lately, and the verdicts: a log names the same few keys again and
+    /// again, and a line of one name repeated asks about it at every repeat.
+    static SECRET_NAMES: RefCell<HashMap<Box<str>, bool>> = RefCell::new(HashMap::new());
+    static CONTEXT_NAMES: RefCell<HashMap<Box<str>, bool>> = RefCell::new(HashMap::new());
+}
+
+/// Most names a cache of [`remembered`] holds before it starts afresh.
+const REMEMBERED: usize = 512;
+
+/// `judge(name)`, from `cache` when `name` was judged lately (the judges are pure).
+fn remembered(
+    cache: &'static std::thread::LocalKey<RefCell<HashMap<Box<str>, bool>>>,
+    name: &str,
+    judge: fn(&str) -> bool,
+) -> bool {
+    if name.len() > 64 {
+        return judge(name);
+    }
+    if let Some(verdict) = cache.with_borrow(|names| names.get(name).copied()) {
+        return verdict;
+    }
+    let verdict = judge(name);
+    cache.with_borrow_mut(|names| {
+        if names.len() >= REMEMBERED {
+            names.clear();
+        }
+        names.insert(name.into(), verdict);
+    });
+    verdict
 }
 
 /// Words that make a following `key` (or `id` for `secret`) a secret's.
@@ -157,6 +191,11 @@ pub fn names_a_secret(name: &str) -> bool {
     if name.len() < 2 {
         return false;
     }
+    remembered(&SECRET_NAMES, name, judge_secret_name)
+}
+
+/// [`names_a_secret`] for a name of two bytes or more, judged afresh.
+fn judge_secret_name(name: &str) -> bool {
     let name = &*fold_fullwidth(name);
     let parts = split_name(name.trim_start_matches('-'));
     // `pAsSwOrD`: humps in odd places; the word is there once the case is ignored.
@@ -298,6 +337,11 @@ pub fn names_a_credential_context(name: &str) -> bool {
     if name.len() < 3 {
         return false;
     }
+    remembered(&CONTEXT_NAMES, name, judge_context_name)
+}
+
+/// [`names_a_credential_context`] for a name of three bytes or more, judged afresh.
+fn judge_context_name(name: &str) -> bool {
     let parts = split_name(name.trim_start_matches('-'));
     if parts
         .last()

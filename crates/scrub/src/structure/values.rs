@@ -270,22 +270,27 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
     let mut own = Vec::new();
     // Inside the value's own brackets (`auth=("user", "pw")`, `vault.read("a", b="c d")`)
     // blanks and separators do not end it, if the bracket closes later on the line.
-    // Where the last `)`, `]` and `}` of the line stand: read once the value opens a
-    // bracket of its own, so a value without one costs no look ahead.
-    let mut last_closers: Option<[Option<usize>; 3]> = None;
-    let find_last_closers = || {
-        let reach = ahead(text, from, REACH);
-        let line_end = text[from..reach].find('\n').map_or(reach, |n| from + n);
-        let last = |closer: u8| b[from..line_end].iter().rposition(|&c| c == closer);
-        [last(b')'), last(b']'), last(b'}')].map(|p| p.map(|p| from + p))
-    };
-    let closes_later = |last_closers: &Option<[Option<usize>; 3]>, closer: u8, i: usize| {
+    // Whether a `)`, `]` or `}` closes later on the line: the next of each after the
+    // last place asked about, looked for only when the value opens a bracket of its own
+    // (so a value without one costs no look ahead), and each byte read once per value.
+    let reach = ahead(text, from, REACH);
+    let mut next_closers: [Option<Option<usize>>; 3] = [None; 3];
+    let mut closes_later = |closer: u8, i: usize| {
         let k = match closer {
             b')' => 0,
             b']' => 1,
             _ => 2,
         };
-        last_closers.is_some_and(|last| last[k].is_some_and(|p| p > i))
+        match next_closers[k] {
+            Some(Some(p)) if p > i => return true,
+            Some(None) => return false,
+            _ => {}
+        }
+        let next = (i + 1..reach)
+            .find(|&p| b[p] == closer || b[p] == b'\n')
+            .filter(|&p| b[p] == closer);
+        next_closers[k] = Some(next);
+        next.is_some()
     };
     let mut i = from;
     while i < b.len() {
@@ -299,9 +304,7 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
             i = after;
             continue;
         }
-        let inside = own
-            .last()
-            .is_some_and(|&closer| closes_later(&last_closers, closer, i));
+        let inside = own.last().is_some_and(|&closer| closes_later(closer, i));
         let ends = match c {
             b'\n' => true,
             _ if inside && !matches!(c, b')' | b']' | b'}' | b'(' | b'[' | b'{') => false,
@@ -309,7 +312,6 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
             b'"' | b'\'' => framing.quote == Some(c),
             b'(' | b'[' | b'{' => {
                 own.push(closer(c));
-                last_closers.get_or_insert_with(find_last_closers);
                 false
             }
             b')' | b']' | b'}' if own.last() == Some(&c) => {

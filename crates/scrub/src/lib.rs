@@ -97,7 +97,8 @@ impl Scrubber {
     /// and every value they replaced anywhere is learned (`marker::learning`); then every
     /// occurrence of every learned or known value goes from all of them (`whole`), however
     /// it is written. The two repeat, at most [`MAX_ROUNDS`] times, until neither changes
-    /// anything, so scrubbing the result again gives the result.
+    /// anything (removing nothing after the layers' unchanged last pass ends it), so
+    /// scrubbing the result again gives the result.
     ///
     /// The passes are bounded: the layers run again on their own output (a replacement
     /// can expose a neighbour: a value cut short by a marker) until it no longer changes,

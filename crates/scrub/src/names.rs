@@ -6,9 +6,13 @@
 //!
 //! The word lists are data: compact, one concern each.
 
+mod memo;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::LazyLock;
+
+use memo::{listed, remembered, sorted};
 
 /// Words that make a name a secret's wherever they stand in it.
 #[rustfmt::skip]
@@ -37,48 +41,11 @@ static NOT_A_KEY_SORTED: LazyLock<Vec<&str>> = LazyLock::new(|| sorted(NOT_A_KEY
 static CREDENTIAL_CONTEXT_SORTED: LazyLock<Vec<&str>> =
     LazyLock::new(|| sorted(CREDENTIAL_CONTEXT));
 
-fn sorted(words: &[&'static str]) -> Vec<&'static str> {
-    let mut words = words.to_vec();
-    words.sort_unstable();
-    words.dedup();
-    words
-}
-
-/// Whether `word` is in `sorted`, a list that [`sorted`] made.
-fn listed(sorted: &[&str], word: &str) -> bool {
-    sorted.binary_search(&word).is_ok()
-}
-
 thread_local! {
     /// Names judged lately, and the verdicts: a log names the same few keys again and
     /// again, and a line of one name repeated asks about it at every repeat.
     static SECRET_NAMES: RefCell<HashMap<Box<str>, bool>> = RefCell::new(HashMap::new());
     static CONTEXT_NAMES: RefCell<HashMap<Box<str>, bool>> = RefCell::new(HashMap::new());
-}
-
-/// Most names a cache of [`remembered`] holds before it starts afresh.
-const REMEMBERED: usize = 512;
-
-/// `judge(name)`, from `cache` when `name` was judged lately (the judges are pure).
-fn remembered(
-    cache: &'static std::thread::LocalKey<RefCell<HashMap<Box<str>, bool>>>,
-    name: &str,
-    judge: fn(&str) -> bool,
-) -> bool {
-    if name.len() > 64 {
-        return judge(name);
-    }
-    if let Some(verdict) = cache.with_borrow(|names| names.get(name).copied()) {
-        return verdict;
-    }
-    let verdict = judge(name);
-    cache.with_borrow_mut(|names| {
-        if names.len() >= REMEMBERED {
-            names.clear();
-        }
-        names.insert(name.into(), verdict);
-    });
-    verdict
 }
 
 /// Words that make a following `key` (or `id` for `secret`) a secret's.

@@ -26,7 +26,8 @@
 //!
 //! Then 1 MiB of each of the worst texts of the whole-text scrubber (2026-12-07, issue 43):
 //! `ab-` and `sk_` repeated (once quadratic in `vendor_body`: 56 s for 512 KiB), and the
-//! slowest units of `tests/linear.rs`, each as one line; the fastest of three runs.
+//! slowest units of `tests/linear.rs`, each as one line; the fastest of three runs
+//! (`cargo bench -p crontap-scrub -- mib` runs only these).
 
 use std::hint::black_box;
 use std::process::Command;
@@ -347,6 +348,15 @@ const MEBIBYTE_UNITS: &[&str] = &[
     "http://u:p@h/",
     "host name \"a@",
     "PASS ",
+    // The slowest units of `tests/linear.rs` on 2026-12-07 (issue 43's second look).
+    "a:b:",
+    "ab:",
+    "Pwd=a;",
+    "password: ",
+    "mot de passe: ",
+    "machine h login u password ",
+    "mysql -pa ",
+    "arn:",
 ];
 
 /// The fastest of three scrubs of 1 MiB of each of [`MEBIBYTE_UNITS`], one line each.

@@ -97,7 +97,8 @@ impl Scrubber {
     /// and every value they replaced anywhere is learned (`marker::learning`); then every
     /// occurrence of every learned or known value goes from all of them (`whole`), however
     /// it is written. The two repeat, at most [`MAX_ROUNDS`] times, until neither changes
-    /// anything, so scrubbing the result again gives the result.
+    /// anything (removing nothing after the layers' unchanged last pass ends it), so
+    /// scrubbing the result again gives the result.
     ///
     /// The passes are bounded: the layers run again on their own output (a replacement
     /// can expose a neighbour: a value cut short by a marker) until it no longer changes,
@@ -130,17 +131,21 @@ impl Scrubber {
                 values.extend(fresh);
                 remover = Some(whole::Remover::new(values.clone()));
             }
-            let mut changed = false;
+            let (mut changed, mut removed) = (false, false);
             for (text, (layered, _)) in texts.iter_mut().zip(layered) {
-                let out = remove(remover.as_ref(), layered);
+                let out = remove(remover.as_ref(), layered.clone());
                 changed |= out != *text;
+                removed |= out != layered;
                 *text = out;
             }
             if !done {
                 // The passes ran out before the layers were done.
                 break;
             }
-            if !changed {
+            // The layers' last pass changed nothing, and removing changed nothing after
+            // it: another round would run the layers on the same text, learn the same
+            // values and remove nothing. (Saves the text a whole pass of the layers.)
+            if !changed || !removed {
                 return texts;
             }
         }

@@ -6,6 +6,14 @@
 //!
 //! The word lists are data: compact, one concern each.
 
+mod memo;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use memo::{listed, remembered, sorted};
+
 /// Words that make a name a secret's wherever they stand in it.
 #[rustfmt::skip]
 const SECRET_WORDS: &[&str] = &[
@@ -24,6 +32,21 @@ const FOREIGN_WORDS: &[&str] = &[
     "jelszó", "şifre", "lozinka", "пароль", "密码", "密碼", "口令", "パスワード", "비밀번호",
     "كلمةالمرور", "كلمةالسر", "סיסמה",
 ];
+
+/// The longer word lists, sorted once on first use so that a look-up halves them (a line
+/// of short names asks about every name, and the lists hold up to 250 words).
+static SECRET_WORDS_SORTED: LazyLock<Vec<&str>> = LazyLock::new(|| sorted(SECRET_WORDS));
+static NOT_A_VALUE_SORTED: LazyLock<Vec<&str>> = LazyLock::new(|| sorted(NOT_A_VALUE));
+static NOT_A_KEY_SORTED: LazyLock<Vec<&str>> = LazyLock::new(|| sorted(NOT_A_KEY));
+static CREDENTIAL_CONTEXT_SORTED: LazyLock<Vec<&str>> =
+    LazyLock::new(|| sorted(CREDENTIAL_CONTEXT));
+
+thread_local! {
+    /// Names judged lately, and the verdicts: a log names the same few keys again and
+    /// again, and a line of one name repeated asks about it at every repeat.
+    static SECRET_NAMES: RefCell<HashMap<Box<str>, bool>> = RefCell::new(HashMap::new());
+    static CONTEXT_NAMES: RefCell<HashMap<Box<str>, bool>> = RefCell::new(HashMap::new());
+}
 
 /// Words that make a following `key` (or `id` for `secret`) a secret's.
 #[rustfmt::skip]
@@ -135,6 +158,11 @@ pub fn names_a_secret(name: &str) -> bool {
     if name.len() < 2 {
         return false;
     }
+    remembered(&SECRET_NAMES, name, judge_secret_name)
+}
+
+/// [`names_a_secret`] for a name of two bytes or more, judged afresh.
+fn judge_secret_name(name: &str) -> bool {
     let name = &*fold_fullwidth(name);
     let parts = split_name(name.trim_start_matches('-'));
     // `pAsSwOrD`: humps in odd places; the word is there once the case is ignored.
@@ -147,7 +175,7 @@ pub fn names_a_secret(name: &str) -> bool {
     }
     if parts
         .last()
-        .is_some_and(|last| NOT_A_VALUE.contains(&last.as_str()))
+        .is_some_and(|last| listed(&NOT_A_VALUE_SORTED, last))
         || parts.len() > 1 && SWITCH_WORDS.contains(&parts[0].as_str())
         || names_a_cursor(&parts)
     {
@@ -157,7 +185,7 @@ pub fn names_a_secret(name: &str) -> bool {
         return true;
     }
     parts.iter().enumerate().any(|(i, part)| {
-        SECRET_WORDS.contains(&part.as_str())
+        listed(&SECRET_WORDS_SORTED, part)
             // Run-together names such as PGPASSWORD, MYSQL_ROOTPASSWD or NGROK_AUTHTOKEN.
             || part.contains("password")
             || part.contains("passwd")
@@ -170,7 +198,7 @@ pub fn names_a_secret(name: &str) -> bool {
             // `ACME_KEY`, `SENDGRID_KEY`: a vendor's key, as the last word after another,
             // unless that word makes it a database's or cache's (`primary_key`, `cache_key`).
             || (part == "key" && i > 0 && i + 1 == parts.len()
-                && !NOT_A_KEY.contains(&parts[i - 1].as_str()))
+                && !listed(&NOT_A_KEY_SORTED, &parts[i - 1]))
     }) || folded.contains("password")
         || folded.contains("passwd")
 }
@@ -276,15 +304,21 @@ pub fn names_a_credential_context(name: &str) -> bool {
     if name.len() < 3 {
         return false;
     }
+    remembered(&CONTEXT_NAMES, name, judge_context_name)
+}
+
+/// [`names_a_credential_context`] for a name of three bytes or more, judged afresh.
+fn judge_context_name(name: &str) -> bool {
     let parts = split_name(name.trim_start_matches('-'));
-    if parts.last().is_some_and(|last| {
-        NOT_A_VALUE.contains(&last.as_str()) || NOT_A_KEY.contains(&last.as_str())
-    }) || parts.iter().any(|p| NOT_A_KEY.contains(&p.as_str()))
+    if parts
+        .last()
+        .is_some_and(|last| listed(&NOT_A_VALUE_SORTED, last) || listed(&NOT_A_KEY_SORTED, last))
+        || parts.iter().any(|p| listed(&NOT_A_KEY_SORTED, p))
     {
         return false;
     }
     parts.iter().any(|part| {
-        CREDENTIAL_CONTEXT.contains(&part.as_str()) || part.ends_with("key") && part.len() > 3
+        listed(&CREDENTIAL_CONTEXT_SORTED, part) || part.ends_with("key") && part.len() > 3
     })
 }
 

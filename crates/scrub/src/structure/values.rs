@@ -206,6 +206,11 @@ impl Framing {
         };
         let mut i = 0;
         while i < b.len() {
+            // Only quotes, backslashes and brackets change the framing: skip to the next.
+            match b[i..].iter().position(|&c| FRAMES[usize::from(c)]) {
+                Some(n) => i += n,
+                None => break,
+            }
             match (framing.quote, b[i]) {
                 (Some(_), b'\\') => i += 1,
                 (Some(q), c) if c == q => framing.quote = None,
@@ -241,6 +246,18 @@ impl Framing {
     }
 }
 
+/// The bytes [`Framing::before`] acts on: quotes, the backslash and brackets.
+const FRAMES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let bytes = b"\"'\\()[]{}";
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Where an unquoted value that starts at `from` ends, by its framing: at white space; at a
 /// quote the framing opened; at a closing bracket the framing opened, once the value's own
 /// brackets are closed (`Config{password=a(b)c, …}`); at `,`, `;` or `&` when that is the
@@ -253,17 +270,27 @@ pub(super) fn bare_end(text: &str, framing: &Framing, from: usize) -> usize {
     let mut own = Vec::new();
     // Inside the value's own brackets (`auth=("user", "pw")`, `vault.read("a", b="c d")`)
     // blanks and separators do not end it, if the bracket closes later on the line.
+    // Whether a `)`, `]` or `}` closes later on the line: the next of each after the
+    // last place asked about, looked for only when the value opens a bracket of its own
+    // (so a value without one costs no look ahead), and each byte read once per value.
     let reach = ahead(text, from, REACH);
-    let line_end = text[from..reach].find('\n').map_or(reach, |n| from + n);
-    let last = |closer: u8| b[from..line_end].iter().rposition(|&c| c == closer);
-    let last_closers = [last(b')'), last(b']'), last(b'}')].map(|p| p.map(|p| from + p));
-    let closes_later = |closer: u8, i: usize| {
+    let mut next_closers: [Option<Option<usize>>; 3] = [None; 3];
+    let mut closes_later = |closer: u8, i: usize| {
         let k = match closer {
             b')' => 0,
             b']' => 1,
             _ => 2,
         };
-        last_closers[k].is_some_and(|p| p > i)
+        match next_closers[k] {
+            Some(Some(p)) if p > i => return true,
+            Some(None) => return false,
+            _ => {}
+        }
+        let next = (i + 1..reach)
+            .find(|&p| b[p] == closer || b[p] == b'\n')
+            .filter(|&p| b[p] == closer);
+        next_closers[k] = Some(next);
+        next.is_some()
     };
     let mut i = from;
     while i < b.len() {

@@ -23,7 +23,7 @@
 
 use super::super::super::marker::REDACTED;
 use super::super::super::names::{NOT_SECRETS, names_a_secret};
-use super::lex::{Span, Text, line_end, line_start, quoted_end};
+use super::lex::{Span, Text, line_end, line_end_within, line_start, quoted_end};
 
 /// Keywords of a `.netrc` line.
 const NETRC_WORDS: &[&str] = &[
@@ -188,7 +188,7 @@ const MIN_BOT_TOKEN: usize = 8;
 pub(super) fn telegram(text: &Text<'_>, out: &mut Vec<Span>) {
     for (at, _) in text.raw.match_indices("/bot") {
         let inner = at + "/bot".len();
-        let end = line_end(text.raw, inner).min(inner + 512);
+        let end = line_end_within(text.raw, inner, 512);
         let rest = &text.raw[inner..end];
         let Some(slash) = rest.find(['/', ' ', '"', '\'']) else {
             continue;

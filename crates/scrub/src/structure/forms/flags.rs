@@ -18,7 +18,7 @@
 //! One pass over each line finds every flag of every tool named on it, so the cost is
 //! linear in the text however many flags it holds.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use super::super::super::marker::REDACTED;
@@ -33,6 +33,10 @@ static PROGRAMS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
         .copied()
         .collect()
 });
+
+/// The subcommand words of `TOOLS` rows (`login`).
+static SUBCOMMANDS: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| TOOLS.iter().filter_map(|t| t.subcommand).collect());
 
 /// Words that end one command and start another on a shell line.
 const SEPARATORS: &[&str] = &["|", "||", "&&", ";", "&", "|&"];
@@ -105,22 +109,39 @@ fn program_name(word: &str) -> &str {
 }
 
 fn is_program(name: &str) -> bool {
-    TOOLS.iter().any(|t| t.programs.contains(&name))
-        || OPERANDS.iter().any(|o| o.programs.contains(&name))
-        || RUNNERS.iter().any(|(r, _)| *r == name)
+    ROWS.contains_key(name)
 }
 
+/// The rows of a program's flags, and the flags that take a value if it runs another.
+type Rows = (Vec<&'static Tool>, Option<&'static [&'static str]>);
+
+/// Every program of `TOOLS`, `OPERANDS` and `RUNNERS`, with its [`Rows`]: built once, so a
+/// line of many words asks one look-up of each, not a walk over the tables.
+static ROWS: LazyLock<HashMap<&'static str, Rows>> = LazyLock::new(|| {
+    let mut rows: HashMap<&'static str, Rows> = HashMap::new();
+    for tool in TOOLS {
+        for &program in tool.programs {
+            let tools = &mut rows.entry(program).or_default().0;
+            if !tools.iter().any(|t| std::ptr::eq(*t, tool)) {
+                tools.push(tool);
+            }
+        }
+    }
+    for &program in OPERANDS.iter().flat_map(|o| o.programs.iter()) {
+        rows.entry(program).or_default();
+    }
+    for &(runner, valued) in RUNNERS {
+        rows.entry(runner).or_default().1.get_or_insert(valued);
+    }
+    rows
+});
+
 /// The rows of program `name`'s flags, and the flags that take a value if it runs another.
-fn rows_of(name: &str) -> (Vec<&'static Tool>, Option<&'static [&'static str]>) {
-    let tools = TOOLS
-        .iter()
-        .filter(|t| t.programs.contains(&name))
-        .collect();
-    let runner = RUNNERS
-        .iter()
-        .find(|(r, _)| *r == name)
-        .map(|(_, valued)| *valued);
-    (tools, runner)
+fn rows_of(name: &str) -> (&'static [&'static Tool], Option<&'static [&'static str]>) {
+    match ROWS.get(name) {
+        Some((tools, runner)) => (tools, *runner),
+        None => (&[], None),
+    }
 }
 
 /// Pushes the byte ranges of `line` that are passwords given to the tools in `words`.
@@ -131,7 +152,7 @@ fn scan(line: &str, words: &[Span], out: &mut Vec<Span>) {
     let mut command: Vec<Span> = Vec::new();
     let mut runner_value = false;
     // The rows of the program's flags, and the flags that take a value if it runs another.
-    let mut tools: Vec<&Tool> = Vec::new();
+    let mut tools: &[&Tool] = &[];
     let mut runner: Option<&[&str]> = None;
     // The subcommand words of `TOOLS` rows seen in the command (a few at most).
     let mut subcommands: Vec<&str> = Vec::new();
@@ -183,7 +204,7 @@ fn scan(line: &str, words: &[Span], out: &mut Vec<Span>) {
             }
         }
         command.push((start, end));
-        if TOOLS.iter().any(|t| t.subcommand == Some(word)) && !subcommands.contains(&word) {
+        if SUBCOMMANDS.contains(word) && !subcommands.contains(&word) {
             subcommands.push(word);
         }
         // `ping;` ends the command as `;` alone does.

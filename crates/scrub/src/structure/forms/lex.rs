@@ -84,6 +84,18 @@ pub(super) fn line_end(text: &str, i: usize) -> usize {
     }
 }
 
+/// [`line_end`] looked for at most `reach` bytes on (a lexer that reads a few words after
+/// each cue need not look for the line's end further).
+pub(super) fn line_end_within(text: &str, i: usize, reach: usize) -> usize {
+    let reach = ahead(text, i, reach.min(VALUE_REACH));
+    let end = text[i..reach].find('\n').map_or(reach, |n| i + n);
+    if end > i && text.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
+}
+
 /// A value at `at`, as a trace or a statement writes it: inside `'…'` or `"…"` (a doubled
 /// quote or a backslash before one is part of it; a quote left open runs to the end of the
 /// line), or else a run of bytes up to white space or one of `stops`. Returns the value's

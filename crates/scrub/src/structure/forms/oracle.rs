@@ -85,7 +85,7 @@ fn thin_urls(text: &Text<'_>, out: &mut Vec<Span>) {
             if slash == user || b.get(slash) != Some(&b'/') {
                 continue;
             }
-            let mut end = super::lex::line_end(text.raw, slash).min(slash + BACK_REACH);
+            let mut end = super::lex::line_end_within(text.raw, slash, BACK_REACH);
             if let Some(next) = text.lower[slash..end].find("jdbc:") {
                 end = slash + next;
             }

@@ -22,7 +22,7 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
             continue;
         };
         let from = text.raw.len() - rest.len();
-        let end = super::lex::line_end(text.raw, from).min(from + WINDOW);
+        let end = super::lex::line_end_within(text.raw, from, WINDOW);
         let line = &text.raw[from..end];
         if line.starts_with(['\'', '"']) {
             continue;
@@ -31,7 +31,11 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
         let Some(runs) = words.iter().position(|&(s, e)| RUNS.contains(&&line[s..e])) else {
             continue;
         };
-        if runs < 2 {
+        // `sshpass -p a sshpass -p b ssh`: the words before the next `sshpass` are the
+        // first one's (its `-p` value), not a password of several words. (Else each pass
+        // over a line of `sshpass -p a` repeated would take one more.)
+        let again = words[..runs].iter().any(|&(s, e)| &line[s..e] == "sshpass");
+        if runs < 2 || again {
             continue;
         }
         let (start, stop) = (words[1].0, words[runs - 1].1);

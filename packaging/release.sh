@@ -123,12 +123,6 @@ check() {
     echo "$built: $(stat -c %s "$built") bytes, static, $machine"
 }
 
-echo "== man pages and completions"
-cargo xtask assets "$stage/assets" >/dev/null
-for f in man/$name.1 man/$name-history.1 man/$name-check.1 man/$name-plan.1 man/$name-heartbeat.1 man/$name-heartbeat-create.1 man/$name-heartbeat-pings.1 man/$name-heartbeat-verify.1 completions/$name.bash completions/_$name completions/$name.fish; do
-    [ -s "$stage/assets/$f" ] || die "cargo xtask assets did not write $f"
-done
-
 # Archives that depend only on their contents: entries sorted, owned by root, all dated
 # at $epoch, and gzip without the name and time of its input (-n).
 reproducible_tar() {
@@ -239,6 +233,14 @@ echo "== build $name $version, full flavour: the PostgreSQL and Redis state stor
 # A target directory of its own, so that the default binaries are not overwritten. The two
 # clients make it larger than the default build's 4 MiB bound; it is static all the same.
 build target/full --features postgres,redis
+
+# After the builds: xtask is a debug build, in target/debug, which .ci/run's test builds use
+# while this script's release builds run beside them; its lock is taken here only briefly.
+echo "== man pages and completions"
+cargo xtask assets "$stage/assets" >/dev/null
+for f in man/$name.1 man/$name-history.1 man/$name-check.1 man/$name-plan.1 man/$name-heartbeat.1 man/$name-heartbeat-create.1 man/$name-heartbeat-pings.1 man/$name-heartbeat-verify.1 completions/$name.bash completions/_$name completions/$name.fish; do
+    [ -s "$stage/assets/$f" ] || die "cargo xtask assets did not write $f"
+done
 
 for target in "${targets[@]}"; do
     built=target/$target/release/$name

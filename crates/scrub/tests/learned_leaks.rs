@@ -132,3 +132,37 @@ fn a_no_break_space_inside_a_value_hides_nothing() {
         ),
     ]);
 }
+
+#[test]
+fn a_password_said_in_plain_english_goes() {
+    check(&[
+        (
+            "The password is Sup3rS3cretValue9",
+            "The password is [REDACTED]",
+        ),
+        (
+            "password was set to 'Sup3rS3cretValue9'",
+            "password was set to '[REDACTED]'",
+        ),
+        (
+            "+ echo 'svc:Sup3rS3cretValue9' | chpasswd",
+            "+ echo 'svc:[REDACTED]' | chpasswd",
+        ),
+        // And everywhere else it stands.
+        (
+            "The password is Sup3rS3cretValue9.\nretrying with Sup3rS3cretValue9",
+            "The password is [REDACTED].\nretrying with [REDACTED]",
+        ),
+        // English about a password stays.
+        ("the password is wrong", "the password is wrong"),
+        ("password was set to expire", "password was set to expire"),
+        (
+            "The password is incorrect. Password is required.",
+            "The password is incorrect. Password is required.",
+        ),
+        (
+            "echo done | chpasswd; password has been set to expire in 30 days",
+            "echo done | chpasswd; password has been set to expire in 30 days",
+        ),
+    ]);
+}

@@ -81,6 +81,17 @@ const ROWS: &[Row] = &[
         summary: "exit 1 after 2s: error: login [REDACTED] refused",
         body: "exit 1 after 2s: error: login [REDACTED] refused\npassword=[REDACTED]\nerror: login [REDACTED] refused",
     },
+    // A password said in plain English, and English about one.
+    Row {
+        stderr: "+ echo 'svc:Sup3rS3cretValue9' | chpasswd\nThe password is Sup3rS3cretValue9\n",
+        summary: "exit 1 after 2s: The password is [REDACTED]",
+        body: "exit 1 after 2s: The password is [REDACTED]\n+ echo 'svc:[REDACTED]' | chpasswd\nThe password is [REDACTED]",
+    },
+    Row {
+        stderr: "password was set to expire\nerror: the password is wrong\n",
+        summary: "exit 1 after 2s: error: the password is wrong",
+        body: "exit 1 after 2s: error: the password is wrong\npassword was set to expire\nerror: the password is wrong",
+    },
 ];
 
 #[test]

@@ -21,6 +21,7 @@ mod heartbeat;
 mod held_output;
 mod history;
 mod kill_anywhere;
+mod learned_leaks;
 mod logging;
 mod memory;
 mod metrics;

@@ -132,7 +132,7 @@ fn every_limit(case: &Case<'_>) -> u64 {
             |line: &str| line.contains(&format!("(ulimit -v) is {} KiB", limit / 1024));
         match (out.code, out.signal) {
             // Nothing of crontap-run ran: the kernel could not map the binary, or the
-            // dynamic loader its libraries.
+            // dynamic loader its libraries or its thread-local storage.
             (None, Some(libc::SIGSEGV))
                 if !loaded && out.stdout.is_empty() && out.stderr.is_empty() =>
             {
@@ -142,7 +142,9 @@ fn every_limit(case: &Case<'_>) -> u64 {
                 );
             }
             (Some(127), None)
-                if !loaded && out.stderr.contains("error while loading shared libraries") =>
+                if !loaded
+                    && (out.stderr.contains("error while loading shared libraries")
+                        || out.stderr.contains("cannot allocate TLS data structures")) =>
             {
                 assert!(
                     limit < span + 4 * MIB,

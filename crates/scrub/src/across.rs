@@ -12,7 +12,12 @@
 //! - a quoted value whose line ended before its closing quote: under a line that ends in
 //!   `'[REDACTED]`, a line holding only the rest of the value and the quote.
 //!
+//! - a password said in plain English on its own line (`prose`): `The password is …`,
+//!   `password was set to '…'`, `echo 'user:…' | chpasswd`.
+//!
 //! Each form looks at a line and at most the three after it, so the pass is linear.
+
+mod prose;
 
 use super::learned;
 use super::marker::{self, Overlap, REDACTED};
@@ -26,9 +31,6 @@ const BLOCK_REACH: usize = 64;
 
 /// `text` with the values of the forms above replaced; `None` when there are none.
 pub(crate) fn redact(text: &str) -> Option<String> {
-    if !text.contains('\n') {
-        return None;
-    }
     let lines = lines(text);
     let mut spans = Vec::new();
     for i in 0..lines.len() {
@@ -37,6 +39,7 @@ pub(crate) fn redact(text: &str) -> Option<String> {
         spring_value(text, &lines, i, line, &mut spans);
         auth_login_answer(text, &lines, i, line, &mut spans);
         quoted_rest(text, &lines, i, line, &mut spans);
+        prose::said(lines[i].0, line, &mut spans);
     }
     if spans.is_empty() {
         return None;

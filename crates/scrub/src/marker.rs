@@ -28,7 +28,8 @@ pub(crate) enum Overlap {
 }
 
 /// `text` with each of `spans` (byte ranges on char boundaries, sorted by their start)
-/// replaced by [`REDACTED`], in order; borrowed when there are none. Ranges that touch get
+/// replaced by [`REDACTED`], in order (a range that ends inside a word takes the rest of
+/// it: `word_end`); borrowed when there are none. Ranges that touch get
 /// a marker each; an empty range inserts one; overlapping ranges are as `overlap` says.
 pub(crate) fn splice<'t>(
     text: &'t str,
@@ -47,6 +48,7 @@ pub(crate) fn splice<'t>(
             }
             continue;
         }
+        let end = word_end(text, start, end);
         out.push_str(&text[copied..start]);
         out.push_str(REDACTED);
         learn(&text[start..end]);
@@ -54,6 +56,24 @@ pub(crate) fn splice<'t>(
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
+}
+
+/// `end`, or past it to the end of the word when the range `start..end` stops inside one
+/// (a letter or digit on both sides of `end`) and is a value's length
+/// ([`WORD_PIECE`] bytes or more; shorter ranges are pieces a layer chose): a value found short (a hex dump's column
+/// cut at 16 bytes, found again where the whole value stands) takes the rest of its word,
+/// so no tail of a secret is left glued to the marker.
+const WORD_PIECE: usize = 8;
+
+fn word_end(text: &str, start: usize, end: usize) -> usize {
+    let b = text.as_bytes();
+    if end < start + WORD_PIECE || end >= b.len() || !b[end - 1].is_ascii_alphanumeric() {
+        return end;
+    }
+    end + b[end..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count()
 }
 
 /// Most bytes of replaced text kept while [`learning`] runs: the text scrubbed is bounded,

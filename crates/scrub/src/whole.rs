@@ -12,6 +12,13 @@
 //! the `aho-corasick` crate would cost about 190 KB of the static binary, which has less
 //! than 50 KB to spare). It is built only when something was learned or is known, which
 //! only a failure reaches.
+//!
+//! The automaton and the wrapped ends also read a copy of the text as a reader sees it
+//! (`view`: JSON `\u` escapes decoded, ANSI escape sequences and no-break spaces dropped,
+//! hex printed in bytes joined), and what they find there goes from the text. That is one
+//! more pass over the text, not one per value.
+
+mod view;
 
 use regex::{Regex, RegexBuilder};
 
@@ -54,8 +61,13 @@ impl Remover {
     /// was none.
     pub(crate) fn remove(&self, text: &str) -> Option<String> {
         let mut spans: Vec<(usize, usize)> = Vec::new();
+        let view = view::View::of(text);
         if let Some(spelled) = &self.spelled {
             spans.extend(spelled.find_iter(text).map(|m| (m.start(), m.end())));
+            if let Some(view) = &view {
+                let found = spelled.find_iter(&view.text);
+                spans.extend(found.map(|m| view.back(m.start(), m.end())));
+            }
         }
         if let Some(base64) = &self.base64 {
             spans.extend(
@@ -64,7 +76,15 @@ impl Remover {
                     .map(|m| base64_run(text, m.start(), m.end())),
             );
         }
-        spans.extend(wrapped::cut_ends(text, &self.values));
+        match &view {
+            Some(view) => spans.extend(
+                wrapped::cut_ends(&view.text, &self.values)
+                    .into_iter()
+                    .filter(|&(s, e)| s < e)
+                    .map(|(s, e)| view.back(s, e)),
+            ),
+            None => spans.extend(wrapped::cut_ends(text, &self.values)),
+        }
         if spans.is_empty() {
             return None;
         }

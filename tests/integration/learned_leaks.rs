@@ -1,0 +1,117 @@
+//! The whole-text pass's leaks that an attacker found, through what crontap-run sends: each
+//! row is a job's stderr where a password named on one line stands again on another, hidden
+//! (a hex dump that cut it, JSON `\u` escapes, hex in bytes, colour codes, a no-break space),
+//! and exactly the failure summary and the Healthchecks body built from it, by the binary's
+//! own code, with a scrubber that knows no secret. A row fails on a leak (any 8 characters
+//! of the password) and on a mangled neighbour alike. The password is made up for this file.
+
+use std::ffi::OsString;
+
+use crontap_run::report::{body, summary};
+use crontap_scrub::Scrubber;
+
+const SECRET: &str = "Sup3rS3cretValue9";
+
+struct Row {
+    stderr: &'static str,
+    summary: &'static str,
+    body: &'static str,
+}
+
+fn sent(stderr: &str) -> (String, String) {
+    let scrubber = Scrubber::new(Vec::<String>::new(), Vec::<(OsString, OsString)>::new());
+    let summary = summary::failure_message_with(
+        "exit 1 after 2s".into(),
+        b"",
+        stderr.as_bytes(),
+        &scrubber,
+        256,
+    );
+    let tail = body::OutputTail {
+        bytes: stderr.as_bytes(),
+        cut: false,
+    };
+    let body = body::build(&summary, &tail, &scrubber, 10_000);
+    (summary, body)
+}
+
+const ROWS: &[Row] = &[
+    // A hex dump's text column cut the value at 16 bytes.
+    Row {
+        stderr: "00000000: 5375 7033 7253 3363 7265 7456 616c 7565  Sup3rS3cretValue\nerror: login failed with password=Sup3rS3cretValue9\n",
+        summary: "exit 1 after 2s: error: login failed with password=[REDACTED]",
+        body: "exit 1 after 2s: error: login failed with password=[REDACTED]\n00000000: 5375 7033 7253 3363 7265 7456 616c 7565  [REDACTED]\nerror: login failed with password=[REDACTED]",
+    },
+    // JSON `\u` escapes, one and all.
+    Row {
+        stderr: "password=Sup3rS3cretValue9\nerror: rejected {\"p\": \"Sup3rS3cret\\u0056alue9\", \"user\": \"app\"}\n",
+        summary: "exit 1 after 2s: error: rejected {\"p\": \"[REDACTED]\", \"user\": \"app\"}",
+        body: "exit 1 after 2s: error: rejected {\"p\": \"[REDACTED]\", \"user\": \"app\"}\npassword=[REDACTED]\nerror: rejected {\"p\": \"[REDACTED]\", \"user\": \"app\"}",
+    },
+    Row {
+        stderr: "password=Sup3rS3cretValue9\nerror: rejected {\"p\": \"\\u0053\\u0075\\u0070\\u0033\\u0072\\u0053\\u0033\\u0063\\u0072\\u0065\\u0074\\u0056\\u0061\\u006c\\u0075\\u0065\\u0039\"}\n",
+        summary: "exit 1 after 2s: error: rejected {\"p\": \"[REDACTED]\"}",
+        body: "exit 1 after 2s: error: rejected {\"p\": \"[REDACTED]\"}\npassword=[REDACTED]\nerror: rejected {\"p\": \"[REDACTED]\"}",
+    },
+    // Hex split by spaces and colons.
+    Row {
+        stderr: "password=Sup3rS3cretValue9\nerror: sent 53757033725333637265745661 6c756539 to server\n",
+        summary: "exit 1 after 2s: error: sent [REDACTED] to server",
+        body: "exit 1 after 2s: error: sent [REDACTED] to server\npassword=[REDACTED]\nerror: sent [REDACTED] to server",
+    },
+    Row {
+        stderr: "password=Sup3rS3cretValue9\nerror: sent 53:75:70:33:72:53:33:63:72:65:74:56:61:6c:75:65:39 to server\n",
+        summary: "exit 1 after 2s: error: sent [REDACTED] to server",
+        body: "exit 1 after 2s: error: sent [REDACTED] to server\npassword=[REDACTED]\nerror: sent [REDACTED] to server",
+    },
+    // Colour codes inside the value, on one line and across two.
+    Row {
+        stderr: "password=Sup3rS3cretValue9\nSup3rS3cret\u{1b}[0m\nValue9\nerror: login failed\n",
+        summary: "exit 1 after 2s: error: login failed",
+        body: "exit 1 after 2s: error: login failed\npassword=[REDACTED]\n[REDACTED]\n[REDACTED]\nerror: login failed",
+    },
+    Row {
+        stderr: "password=Sup3rS3cretValue9\nerror: bad login Sup3rS3cret\u{1b}[0mValue9\n",
+        summary: "exit 1 after 2s: error: bad login [REDACTED]",
+        body: "exit 1 after 2s: error: bad login [REDACTED]\npassword=[REDACTED]\nerror: bad login [REDACTED]",
+    },
+    // A no-break space inside the value.
+    Row {
+        stderr: "password=Sup3rS3cretValue9\nerror: login Sup3rS3cret\u{a0}Value9 refused\n",
+        summary: "exit 1 after 2s: error: login [REDACTED] refused",
+        body: "exit 1 after 2s: error: login [REDACTED] refused\npassword=[REDACTED]\nerror: login [REDACTED] refused",
+    },
+    // A password said in plain English, and English about one.
+    Row {
+        stderr: "+ echo 'svc:Sup3rS3cretValue9' | chpasswd\nThe password is Sup3rS3cretValue9\n",
+        summary: "exit 1 after 2s: The password is [REDACTED]",
+        body: "exit 1 after 2s: The password is [REDACTED]\n+ echo 'svc:[REDACTED]' | chpasswd\nThe password is [REDACTED]",
+    },
+    Row {
+        stderr: "password was set to expire\nerror: the password is wrong\n",
+        summary: "exit 1 after 2s: error: the password is wrong",
+        body: "exit 1 after 2s: error: the password is wrong\npassword was set to expire\nerror: the password is wrong",
+    },
+];
+
+#[test]
+fn hidden_copies_of_a_learned_password_leave_exactly_this_in_summary_and_body() {
+    let mut failed = Vec::new();
+    for row in ROWS {
+        let (summary, body) = sent(row.stderr);
+        let leaked = (0..=SECRET.len() - 8)
+            .any(|i| summary.contains(&SECRET[i..i + 8]) || body.contains(&SECRET[i..i + 8]));
+        if leaked || summary != row.summary || body != row.body {
+            failed.push(format!(
+                "\n  stderr:  {:?}\n  summary: {summary:?}\n  want:    {:?}\n  body:    {body:?}\n  want:    {:?}",
+                row.stderr, row.summary, row.body
+            ));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} rows failed:{}",
+        failed.len(),
+        failed.concat()
+    );
+}

@@ -7,7 +7,6 @@
 
 use std::ffi::OsString;
 
-use crontap_run::report::{body, summary};
 use crontap_scrub::Scrubber;
 
 const SECRET: &str = "Sup3rS3cretValue9";
@@ -20,19 +19,7 @@ struct Row {
 
 fn sent(stderr: &str) -> (String, String) {
     let scrubber = Scrubber::new(Vec::<String>::new(), Vec::<(OsString, OsString)>::new());
-    let summary = summary::failure_message_with(
-        "exit 1 after 2s".into(),
-        b"",
-        stderr.as_bytes(),
-        &scrubber,
-        256,
-    );
-    let tail = body::OutputTail {
-        bytes: stderr.as_bytes(),
-        cut: false,
-    };
-    let body = body::build(&summary, &tail, &scrubber, 10_000);
-    (summary, body)
+    crate::quoted_back::sent_by(&scrubber, stderr)
 }
 
 const ROWS: &[Row] = &[

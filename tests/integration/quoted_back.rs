@@ -22,18 +22,24 @@ fn sent(stderr: &str) -> (String, String) {
         ["https://hb.example/ping/quoted-back".to_owned()],
         Vec::<(OsString, OsString)>::new(),
     );
+    sent_by(&scrubber, stderr)
+}
+
+/// The failure summary and the Healthchecks body that a job failing with `stderr` (exit 1
+/// after 2 s) makes, scrubbed by `scrubber`.
+pub fn sent_by(scrubber: &Scrubber, stderr: &str) -> (String, String) {
     let summary = summary::failure_message_with(
         "exit 1 after 2s".into(),
         b"",
         stderr.as_bytes(),
-        &scrubber,
+        scrubber,
         256,
     );
     let tail = body::OutputTail {
         bytes: stderr.as_bytes(),
         cut: false,
     };
-    let body = body::build(&summary, &tail, &scrubber, 10_000);
+    let body = body::build(&summary, &tail, scrubber, 10_000);
     (summary, body)
 }
 

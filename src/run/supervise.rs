@@ -30,7 +30,6 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 
-use crate::fault;
 use crate::run::descriptors;
 use crate::run::exec;
 pub use crate::run::finished::{Finished, Hooks};
@@ -213,11 +212,7 @@ async fn supervise(
 
     // Watched once the command is on its way, as its start is what its user waits for:
     // the signals that came before are counted in `signals` from the start of the run, and
-    // an exit before is found by the watch's first look (which the tests prove by holding
-    // the watch back until the command has ended).
-    if fault::at("exit-before-watch") {
-        let _ = reap::wait_for_end(child.as_raw());
-    }
+    // an exit before is found by the watch's first look.
     let mut events = Events::new();
     let watch = Watch::new(started, limits, spec.lease.clone());
     let mut real = RealChild {

@@ -177,6 +177,13 @@ async fn supervise(
     seen: &mut Mark,
 ) -> Result<Finished> {
     let Attempt { spec, limits, .. } = attempt;
+    // Watched before the child exists, so no exit and no wake-up is missed. The signals
+    // themselves are counted in `signals` from the start of the run.
+    let mut events = Events {
+        child_exits: signal(SignalKind::child()).context("cannot watch for SIGCHLD")?,
+        wake: signals::wake_on(&signals::forwarded()),
+        group_check: tokio::time::interval(GROUP_CHECK),
+    };
     let Prepared {
         command,
         copies,
@@ -210,10 +217,6 @@ async fn supervise(
         t.give_to(child);
     }
 
-    // Watched once the command is on its way, as its start is what its user waits for:
-    // the signals that came before are counted in `signals` from the start of the run, and
-    // an exit before is found by the watch's first look.
-    let mut events = Events::new();
     let watch = Watch::new(started, limits, spec.lease.clone());
     let mut real = RealChild {
         pid: child,
@@ -337,25 +340,12 @@ fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
 
 /// Where the supervisor's events come from.
 struct Events {
-    /// SIGCHLD; `None` if it could not be watched (never seen): the child is then looked at
-    /// every [`GROUP_CHECK`].
-    child_exits: Option<tokio::signal::unix::Signal>,
+    child_exits: tokio::signal::unix::Signal,
     wake: signals::Wake,
     group_check: tokio::time::Interval,
 }
 
 impl Events {
-    fn new() -> Events {
-        let child_exits = signal(SignalKind::child())
-            .inspect_err(|err| tracing::warn!(%err, "cannot watch for SIGCHLD; polling instead"))
-            .ok();
-        Events {
-            child_exits,
-            wake: signals::wake_on(&signals::forwarded()),
-            group_check: tokio::time::interval(GROUP_CHECK),
-        }
-    }
-
     /// Hands every event to `watch` until the command has been reaped, and does what it
     /// says to `child`.
     async fn watch(
@@ -365,25 +355,15 @@ impl Events {
         signals: &SignalLog,
         seen: &mut Mark,
     ) -> Ending {
-        // Those that arrived while the attempt was being set up, then an exit before the
-        // events were watched.
+        // Those that arrived while the attempt was being set up.
         pass_on_signals(&mut watch, child, signals, seen);
-        let actions = watch.on(Event::ChildChanged, Instant::now(), child);
-        if let Some(outcome) = child.perform(&actions) {
-            return watch.ending(outcome);
-        }
-        let polled = self.child_exits.is_none();
         loop {
             let event = tokio::select! {
                 // Signals first: one that arrived with the exit is still passed on.
                 biased;
                 Some(_) = self.wake.recv() => None,
-                Some(()) = async { self.child_exits.as_mut()?.recv().await } => {
-                    Some(Event::ChildChanged)
-                }
-                _ = self.group_check.tick(), if watch.lingering() || polled => {
-                    Some(Event::GroupCheck)
-                }
+                _ = self.child_exits.recv() => Some(Event::ChildChanged),
+                _ = self.group_check.tick(), if watch.lingering() => Some(Event::GroupCheck),
                 _ = sleep_until(watch.timeout_at()) => Some(Event::TimeoutDue),
                 _ = sleep_until(watch.lease_stop_at()) => Some(Event::LeaseDue),
                 _ = sleep_until(watch.kill_at()) => Some(Event::KillDue),

@@ -10,7 +10,8 @@ noise hits both alike; the figure is the median of the pairs' ratios):
     receiver started here, against `sh -c 'true && curl -fsS "$URL"'`.
 Counts, for the no-op run with no URL (the same for every run, whatever the load):
   - system calls in all and before the command is spawned (`strace -f`; "before" counts
-    crontap-run's own calls up to the fork that becomes the command);
+    the main thread's calls up to the fork that becomes the command, whatever the command's
+    process and crontap-run's other threads do meanwhile);
   - threads started (clone calls with CLONE_THREAD);
   - minor page faults and peak RSS (GNU time's %R and %M);
   - with --callgrind, instructions executed (valgrind's callgrind, crontap-run's process
@@ -83,31 +84,47 @@ def strace_counts(binary, env):
     command = next(line.split()[0] for line in lines
                    if "execve(" in line and f'"{TRUE}"' in line and not line.startswith(ours + " "))
     children, threads = set(), 0
+    making_thread = {}  # pid -> whether its clone under way makes a thread
     for line in lines:
-        rest = line.split(None, 1)[1]
+        pid, rest = line.split(None, 1)
         resumed = re.match(r"<\.\.\. (clone3?|vfork|fork) resumed>.*= (\d+)$", rest)
         if resumed:
-            children.add(resumed.group(2))
+            if not making_thread.get(pid):
+                children.add(resumed.group(2))
             continue
         if rest.split("(", 1)[0] not in ("clone", "clone3", "vfork", "fork"):
             continue
+        making_thread[pid] = "CLONE_THREAD" in rest
         if "CLONE_THREAD" in rest:
             threads += 1  # counted on the call's first line (it may finish on another)
             continue
         m = re.search(r"= (\d+)$", rest) or re.search(r"parent_tid=\[(\d+)\]", rest)
         if m:
             children.add(m.group(1))
-    # Lines are in time order: crontap-run's calls before the command's first one are those
-    # made before the spawn.
-    total = before = 0
-    spawned = False
-    for line in lines:
+    # Lines are in time order: crontap-run's calls before the one that made the command's
+    # process (its fork, clone or vfork, whose result is the command's pid) are those made
+    # before the spawn. A call another thread interrupted shows as "<unfinished ...>" first
+    # and is counted where it started.
+    spawn_at = None
+    for i, line in enumerate(lines):
         pid, rest = line.split(None, 1)
-        spawned = spawned or pid == command
+        if pid != ours or not rest.rstrip().endswith(f"= {command}"):
+            continue
+        if rest.startswith("<..."):
+            name = rest.split()[1]
+            spawn_at = max(j for j in range(i) if lines[j].startswith(f"{ours} {name}("))
+        else:
+            spawn_at = i
+        break
+    # In all: crontap-run's threads too; before the spawn: the main thread's, which spawns
+    # (the output threads' calls meanwhile fall before or after it as they are scheduled).
+    total = before = 0
+    for i, line in enumerate(lines):
+        pid, rest = line.split(None, 1)
         if pid in children or rest.startswith(("<...", "+++", "---")):
             continue
         total += 1
-        before += not spawned
+        before += pid == ours and i < spawn_at
     return total, before, threads
 
 

@@ -89,9 +89,10 @@ fn hidden_copies_of_a_learned_password_leave_exactly_this_in_summary_and_body() 
         let leaked = (0..=SECRET.len() - 8)
             .any(|i| summary.contains(&SECRET[i..i + 8]) || body.contains(&SECRET[i..i + 8]));
         if leaked || summary != row.summary || body != row.body {
-            failed.push(format!(
-                "\n  stderr:  {:?}\n  summary: {summary:?}\n  want:    {:?}\n  body:    {body:?}\n  want:    {:?}",
-                row.stderr, row.summary, row.body
+            failed.push(crate::quoted_back::mismatch(
+                row.stderr,
+                (&summary, row.summary),
+                (&body, row.body),
             ));
         }
     }

@@ -25,6 +25,15 @@ fn sent(stderr: &str) -> (String, String) {
     sent_by(&scrubber, stderr)
 }
 
+/// How a row's texts differ from what it wants: its stderr, then each text (summary, body)
+/// beside the one wanted.
+pub fn mismatch(stderr: &str, summary: (&str, &str), body: (&str, &str)) -> String {
+    format!(
+        "\n  stderr:  {stderr:?}\n  summary: {:?}\n  want:    {:?}\n  body:    {:?}\n  want:    {:?}",
+        summary.0, summary.1, body.0, body.1
+    )
+}
+
 /// The failure summary and the Healthchecks body that a job failing with `stderr` (exit 1
 /// after 2 s) makes, scrubbed by `scrubber`.
 pub fn sent_by(scrubber: &Scrubber, stderr: &str) -> (String, String) {
@@ -89,9 +98,10 @@ fn issue_43_forms_leave_exactly_this_in_summary_and_body() {
         let (summary, body) = sent(row.stderr);
         let leaked = summary.contains(row.secret) || body.contains(row.secret);
         if leaked || summary != row.summary || body != row.body {
-            failed.push(format!(
-                "\n  stderr:  {:?}\n  summary: {summary:?}\n  want:    {:?}\n  body:    {body:?}\n  want:    {:?}",
-                row.stderr, row.summary, row.body
+            failed.push(mismatch(
+                row.stderr,
+                (&summary, row.summary),
+                (&body, row.body),
             ));
         }
     }

@@ -20,7 +20,6 @@
 //! | ports that are a password's piece | `invalid integer value "«Kq8v»" for connection option "port"`, `Port could not be cast to integer value as '«Kq8v»'`, `invalid port ":«Kq8v»" after host` | `ports` |
 //! | PHP frame arguments | `#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«…»')` | `frames` |
 //! | traceback variables | loguru's and better_exceptions' `│   └ '«…»'` under a secret's name, stackprinter's `api_token = '«…»'` and its wrapped lines | `dumped` |
-//! | hex dumps' text column | `0020:  65 78 61 6d 70 6c 65 80  0f 4b 71 38  «example..Kq8»` | `dumps` |
 //! | host names | `host name "«pw»@db"`, `Could not connect to Redis at «pw»@db:6379` | `host` |
 //!
 //! A value any form finds goes wherever else it stands in the text too, when it cannot be
@@ -36,7 +35,6 @@ mod assertions;
 mod connection;
 mod dsn;
 mod dumped;
-mod dumps;
 mod echoes;
 mod elsewhere;
 mod flags;
@@ -269,13 +267,6 @@ const FORMS: &[Form] = &[
         lex: dumped::stackprinter,
         takes: "    ..........\n     api_token = «'Xq7w9Lm2pe»\n                  «Rt5pQ9'»",
         keeps: "    ..........\n     host = '127.0.0.1'",
-    },
-    Form {
-        name: "hex dumps' text column",
-        cues: &[""],
-        lex: dumps::secrets,
-        takes: "00000010  73 77 6f 72 64 3a 20 4b  71 38 76 4e 32 78 4c 2f  |«sword: Kq8vN2xL/»|",
-        keeps: "2026: 12 07 18 13  deploy started",
     },
     Form {
         name: "host names",

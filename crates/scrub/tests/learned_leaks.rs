@@ -234,3 +234,20 @@ fn a_password_said_in_plain_english_goes() {
         ),
     ]);
 }
+
+/// A value a form found (here a URL parser's "port") goes wherever else it stands, as a
+/// whole word: glued inside a longer word, the whole word goes, neither cut mid-way nor
+/// leaving a head or a tail; punctuation still ends the word, so what follows it stays.
+#[test]
+fn a_found_value_goes_elsewhere_as_a_whole_word() {
+    check(&[
+        (
+            "ValueError: Port could not be cast to integer value as 'Sup3rS3cretValue9'\nresolving dbSup3rS3cretValue9x.internal\n",
+            "ValueError: Port could not be cast to integer value as '[REDACTED]'\nresolving [REDACTED].internal\n",
+        ),
+        (
+            "ValueError: Port could not be cast to integer value as 'Sup3rS3cretValue9'\ncp Sup3rS3cretValue9-backup.tar /srv\n",
+            "ValueError: Port could not be cast to integer value as '[REDACTED]'\ncp [REDACTED]-backup.tar /srv\n",
+        ),
+    ]);
+}

@@ -1,6 +1,6 @@
 //! The whole-text pass's leaks that an attacker found, through what crontap-run sends: each
 //! row is a job's stderr where a password named on one line stands again on another, hidden
-//! (a hex dump that cut it, JSON `\u` escapes, hex in bytes, colour codes, a no-break space),
+//! (a hex dump, which is one line, `[hex dump]`, its bytes and text both; JSON `\u` escapes, hex in bytes, colour codes, a no-break space),
 //! and exactly the failure summary and the Healthchecks body built from it, by the binary's
 //! own code, with a scrubber that knows no secret. A row fails on a leak (any 8 characters
 //! of the password) and on a mangled neighbour alike. The password is made up for this file.
@@ -27,7 +27,36 @@ const ROWS: &[Row] = &[
     Row {
         stderr: "00000000: 5375 7033 7253 3363 7265 7456 616c 7565  Sup3rS3cretValue\nerror: login failed with password=Sup3rS3cretValue9\n",
         summary: "exit 1 after 2s: error: login failed with password=[REDACTED]",
-        body: "exit 1 after 2s: error: login failed with password=[REDACTED]\n00000000: 5375 7033 7253 3363 7265 7456 616c 7565  [REDACTED]\nerror: login failed with password=[REDACTED]",
+        body: "exit 1 after 2s: error: login failed with password=[REDACTED]\n[hex dump]\nerror: login failed with password=[REDACTED]",
+    },
+    // Real dumps of a file holding the password (`xxd`, `hexdump -C`, `od -A x -t x1z`,
+    // `od -t x1`, as this machine prints them) and `ldapsearch -d 2` dumping its bind
+    // request: the bytes in hex spell it too, so each dump is one line.
+    Row {
+        stderr: "+ xxd /run/secrets/ldap.conf\n00000000: 646e 3a20 636e 3d61 646d 696e 2c64 633d  dn: cn=admin,dc=\n00000010: 636f 7270 0a70 6173 7377 6f72 643a 2053  corp.password: S\n00000020: 7570 3372 5333 6372 6574 5661 6c75 6539  up3rS3cretValue9\n00000030: 0a                                       .\nerror: bind refused\n",
+        summary: "exit 1 after 2s: error: bind refused",
+        body: "exit 1 after 2s: error: bind refused\n+ xxd /run/secrets/ldap.conf\n[hex dump]\nerror: bind refused",
+    },
+    Row {
+        stderr: "+ hexdump -C /run/secrets/ldap.conf\n00000000  64 6e 3a 20 63 6e 3d 61  64 6d 69 6e 2c 64 63 3d  |dn: cn=admin,dc=|\n00000010  63 6f 72 70 0a 70 61 73  73 77 6f 72 64 3a 20 53  |corp.password: S|\n00000020  75 70 33 72 53 33 63 72  65 74 56 61 6c 75 65 39  |up3rS3cretValue9|\n00000030  0a                                                |.|\n00000031\n",
+        summary: "exit 1 after 2s: [hex dump]",
+        body: "exit 1 after 2s: [hex dump]\n+ hexdump -C /run/secrets/ldap.conf\n[hex dump]",
+    },
+    Row {
+        stderr: "password=Sup3rS3cretValue9\n000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 2c 64 63 3d  >dn: cn=admin,dc=<\n000010 63 6f 72 70 0a 70 61 73 73 77 6f 72 64 3a 20 53  >corp.password: S<\n000020 75 70 33 72 53 33 63 72 65 74 56 61 6c 75 65 39  >up3rS3cretValue9<\n000030 0a                                               >.<\n000031\n0000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 2c 64 63 3d\n0000020 63 6f 72 70 0a 70 61 73 73 77 6f 72 64 3a 20 53\n0000040 75 70 33 72 53 33 63 72 65 74 56 61 6c 75 65 39\n0000060 0a\n0000061\nerror: bind refused\n",
+        summary: "exit 1 after 2s: error: bind refused",
+        body: "exit 1 after 2s: error: bind refused\npassword=[REDACTED]\n[hex dump]\n[hex dump]\nerror: bind refused",
+    },
+    Row {
+        stderr: "ldap_write: want=47, written=47\n  0000:  30 2d 02 01 01 60 28 02  01 03 04 10 63 6e 3d 61   0-...`(.....cn=a  \n  0010:  64 6d 69 6e 2c 64 63 3d  63 6f 72 70 80 11 53 75   dmin,dc=corp..Su  \n  0020:  70 33 72 53 33 63 72 65  74 56 61 6c 75 65 39      p3rS3cretValue9   \nldap_read: want=8, got=8\n  0000:  30 0c 02 01 01 61 07 0a                            0....a..          \nldap_bind: Invalid credentials (49)\n",
+        summary: "exit 1 after 2s: ldap_bind: Invalid credentials (49)",
+        body: "exit 1 after 2s: ldap_bind: Invalid credentials (49)\nldap_write: want=47, written=47\n[hex dump]\nldap_read: want=8, got=8\n[hex dump]\nldap_bind: Invalid credentials (49)",
+    },
+    // Lines that only start with a number stay.
+    Row {
+        stderr: "1024  bytes written\n2026: 12 07 18 13  deploy started\nerror: disk full\n",
+        summary: "exit 1 after 2s: error: disk full",
+        body: "exit 1 after 2s: error: disk full\n1024  bytes written\n2026: 12 07 18 13  deploy started\nerror: disk full",
     },
     // JSON `\u` escapes, one and all.
     Row {

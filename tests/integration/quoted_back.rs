@@ -68,7 +68,7 @@ const ROWS: &[Row] = &[
     Row {
         stderr: "ldap_write: want=56, written=56\n  0020:  65 78 61 6d 70 6c 65 80  0f 4b 71 38 76 4e 32 78   example..Kq8vN2x  \n  0030:  4c 2f 52 74 35 70 51 39                            L/Rt5pQ9          \n",
         summary: "exit 1 after 2s: [hex dump]",
-        body: "exit 1 after 2s: [hex dump]\nldap_write: want=56, written=56\n  0020:  65 78 61 6d 70 6c 65 80  0f 4b 71 38 76 4e 32 78   [REDACTED]\n  0030:  4c 2f 52 74 35 70 51 39                            [REDACTED]",
+        body: "exit 1 after 2s: [hex dump]\nldap_write: want=56, written=56\n[hex dump]",
         secret: "Kq8vN2",
     },
     Row {

@@ -31,8 +31,10 @@
 //! every occurrence of every learned or known value, however it is written, wherever it
 //! stands. The passes repeat until nothing changes, within a cap.
 //!
-//! Beside the layers, `traces` collapses stack traces before the summary picks its line
-//! (after `wrappers` removes log prefixes and SQLAlchemy tails around them).
+//! Before the layers, every hex dump (`traces/hexdump`) becomes one line, `[hex dump]`: its
+//! bytes spell the data as plainly as its text column. Beside the layers, `traces` collapses
+//! stack traces before the summary picks its line (after `wrappers` removes log prefixes and
+//! SQLAlchemy tails around them).
 //!
 //! Patterns are compiled on first use, which only the failure path reaches.
 
@@ -105,7 +107,10 @@ impl Scrubber {
     /// at most [`MAX_PASSES`] times in all; a text that still changes then is settled
     /// line by line (`settle`). Every pass is linear in the text, so the whole is.
     pub fn scrub_all(&self, texts: &[&str]) -> Vec<String> {
-        let mut texts: Vec<String> = texts.iter().map(|t| normalise(t).into_owned()).collect();
+        let mut texts: Vec<String> = texts
+            .iter()
+            .map(|t| traces::hexdump::collapse(&normalise(t)).into_owned())
+            .collect();
         let mut values: Vec<String> = self
             .exact
             .values()

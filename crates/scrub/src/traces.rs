@@ -197,28 +197,14 @@ fn recognise(l: &[Line], i: usize) -> Option<Block> {
     runtimes.iter().find_map(|recognise| recognise(l, i))
 }
 
-/// A hex dump: two or more dump lines, each at an offset past the bytes of the one before,
-/// or one whose text column is its
-/// bytes'; it becomes `[hex dump]`.
+/// A hex dump (`hexdump::run_end`); it becomes `[hex dump]`.
 fn hex_dump(l: &[Line], i: usize) -> Option<Block> {
-    let first = hexdump::parse(l[i].vis)?;
-    let mut end = i + 1;
-    let mut next_offset = first.offset.saturating_add(first.bytes as u64);
-    while let Some(next) = l.get(end).and_then(|line| hexdump::parse(line.vis)) {
-        if next.offset < next_offset {
-            break;
-        }
-        next_offset = next.offset.saturating_add(next.bytes as u64);
-        end += 1;
-    }
-    if end == i + 1 && first.column.is_none() {
-        return None;
-    }
+    let end = hexdump::run_end(i, |k| l.get(k).map(|line| line.vis))?;
     let last = l[end - 1].full;
     let terminator = last.len() - last.trim_end_matches(['\n', '\r']).len();
     found(
         end,
-        Some(Keep(end - 1, last.len() - terminator, "[hex dump]")),
+        Some(Keep(end - 1, last.len() - terminator, hexdump::COLLAPSED)),
         false,
     )
 }

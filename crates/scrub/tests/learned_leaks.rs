@@ -38,8 +38,76 @@ fn check(rows: &[(&str, &str)]) {
 fn a_value_a_hex_dump_cut_short_leaves_no_tail() {
     check(&[(
         "password=Sup3rS3cretValue9\n00000000: 5375 7033 7253 3363 7265 7456 616c 7565  Sup3rS3cretValue\n",
-        "password=[REDACTED]\n00000000: 5375 7033 7253 3363 7265 7456 616c 7565  [REDACTED]\n",
+        "password=[REDACTED]\n[hex dump]\n",
     )]);
+}
+
+/// A file holding a generated password (`dn: cn=admin,dc=corp` then `password:
+/// Wq7%nZ2rLx9!vKe4`) dumped by this machine's `xxd`, `hexdump -C`, `od -A x -t x1z`, `od -c`
+/// and `od -t x1`, and OpenLDAP's `ldapsearch -d 2` dumping its bind request: the dump's
+/// bytes in hex spell the password as plainly as its text column, so the dump becomes one
+/// line, `[hex dump]`, and the lines around it stay as they were.
+#[test]
+fn real_hex_dumps_of_a_password_become_one_line() {
+    const DUMPS: &[&str] = &[
+        "00000000: 646e 3a20 636e 3d61 646d 696e 2c64 633d  dn: cn=admin,dc=\n00000010: 636f 7270 0a70 6173 7377 6f72 643a 2057  corp.password: W\n00000020: 7137 256e 5a32 724c 7839 2176 4b65 340a  q7%nZ2rLx9!vKe4.\n",
+        "00000000  64 6e 3a 20 63 6e 3d 61  64 6d 69 6e 2c 64 63 3d  |dn: cn=admin,dc=|\n00000010  63 6f 72 70 0a 70 61 73  73 77 6f 72 64 3a 20 57  |corp.password: W|\n00000020  71 37 25 6e 5a 32 72 4c  78 39 21 76 4b 65 34 0a  |q7%nZ2rLx9!vKe4.|\n00000030\n",
+        "000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 2c 64 63 3d  >dn: cn=admin,dc=<\n000010 63 6f 72 70 0a 70 61 73 73 77 6f 72 64 3a 20 57  >corp.password: W<\n000020 71 37 25 6e 5a 32 72 4c 78 39 21 76 4b 65 34 0a  >q7%nZ2rLx9!vKe4.<\n000030\n",
+        "0000000   d   n   :       c   n   =   a   d   m   i   n   ,   d   c   =\n0000020   c   o   r   p  \\n   p   a   s   s   w   o   r   d   :       W\n0000040   q   7   %   n   Z   2   r   L   x   9   !   v   K   e   4  \\n\n0000060\n",
+        "0000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 2c 64 63 3d\n0000020 63 6f 72 70 0a 70 61 73 73 77 6f 72 64 3a 20 57\n0000040 71 37 25 6e 5a 32 72 4c 78 39 21 76 4b 65 34 0a\n0000060\n",
+        "ldap_write: want=46, written=46\n  0000:  30 2c 02 01 01 60 27 02  01 03 04 10 63 6e 3d 61   0,...`'.....cn=a  \n  0010:  64 6d 69 6e 2c 64 63 3d  63 6f 72 70 80 10 57 71   dmin,dc=corp..Wq  \n  0020:  37 25 6e 5a 32 72 4c 78  39 21 76 4b 65 34         7%nZ2rLx9!vKe4    \n",
+    ];
+    let s = Scrubber::new(Vec::<String>::new(), Vec::<(OsString, OsString)>::new());
+    let mut failed = Vec::new();
+    for dump in DUMPS {
+        // The dump alone between two lines, and after the password was printed.
+        let head = match dump.starts_with("ldap_write") {
+            true => &dump[..=dump.find('\n').unwrap()],
+            false => "",
+        };
+        let rows = [
+            (
+                format!(
+                    "$ xxd /run/secrets/ldap.conf\n{dump}ldap_bind: Invalid credentials (49)\n"
+                ),
+                format!(
+                    "$ xxd /run/secrets/ldap.conf\n{head}[hex dump]\nldap_bind: Invalid credentials (49)\n"
+                ),
+            ),
+            (
+                format!("bind failed, password: Wq7%nZ2rLx9!vKe4\n{dump}"),
+                format!("bind failed, password: [REDACTED]\n{head}[hex dump]\n"),
+            ),
+        ];
+        for (text, want) in rows {
+            let got = s.scrub(&text);
+            if got != want || s.scrub(&got) != got {
+                failed.push(format!(
+                    "\n  text: {text:?}\n  want: {want:?}\n  got:  {got:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} rows failed:{}",
+        failed.len(),
+        failed.concat()
+    );
+}
+
+/// What only looks like a dump stays: lines that start with a number, one line of hex
+/// without a text column.
+#[test]
+fn lines_like_a_dump_stay() {
+    let s = Scrubber::new(Vec::<String>::new(), Vec::<(OsString, OsString)>::new());
+    for text in [
+        "2026: 12 07 18 13  deploy started\n2027: 12 07 18 13  deploy started\n",
+        "0000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 0a 70 61 73\nexit status 1\n",
+        "1024  bytes written\n0020 files copied\n",
+    ] {
+        assert_eq!(s.scrub(text), text);
+    }
 }
 
 #[test]
@@ -163,6 +231,23 @@ fn a_password_said_in_plain_english_goes() {
         (
             "echo done | chpasswd; password has been set to expire in 30 days",
             "echo done | chpasswd; password has been set to expire in 30 days",
+        ),
+    ]);
+}
+
+/// A value a form found (here a URL parser's "port") goes wherever else it stands, as a
+/// whole word: glued inside a longer word, the whole word goes, neither cut mid-way nor
+/// leaving a head or a tail; punctuation still ends the word, so what follows it stays.
+#[test]
+fn a_found_value_goes_elsewhere_as_a_whole_word() {
+    check(&[
+        (
+            "ValueError: Port could not be cast to integer value as 'Sup3rS3cretValue9'\nresolving dbSup3rS3cretValue9x.internal\n",
+            "ValueError: Port could not be cast to integer value as '[REDACTED]'\nresolving [REDACTED].internal\n",
+        ),
+        (
+            "ValueError: Port could not be cast to integer value as 'Sup3rS3cretValue9'\ncp Sup3rS3cretValue9-backup.tar /srv\n",
+            "ValueError: Port could not be cast to integer value as '[REDACTED]'\ncp [REDACTED]-backup.tar /srv\n",
         ),
     ]);
 }

@@ -1319,6 +1319,102 @@ main()
     return f"env -i PATH=\"$PATH\" API_TOKEN={q(pw)} python3 job.py\n", [("token", pw)], {"job.py": py}
 
 
+
+# --- Spring Framework 4.3, as Debian packages it (libspring-*-java; Spring Boot is not in
+# Debian). Its jars are named spring3-*.jar there whatever their version.
+
+SPRING_CP = ":".join(f"/usr/share/java/{jar}.jar" for jar in (
+    "spring3-context", "spring3-beans", "spring3-core", "spring3-expression", "spring3-aop",
+    "commons-logging"))
+
+SPRING_SENDER = """public class MailSender {
+    private final String host;
+    private final int port;
+    private final String user;
+    private final String password;
+    public MailSender(String host, int port, String user, String password) {
+        this.host = host; this.port = port; this.user = user; this.password = password;
+    }
+    public void send(String to) { throw new IllegalStateException("not connected to " + host + ":" + port); }
+}
+"""
+
+SPRING_JOB = """import org.springframework.context.support.ClassPathXmlApplicationContext;
+public class Job {
+    public static void main(String[] a) {
+        try (ClassPathXmlApplicationContext ctx = new ClassPathXmlApplicationContext("context.xml")) {
+            ctx.getBean(MailSender.class).send("ops@corp.example");
+        }
+    }
+}
+"""
+
+# The constructor's arguments in the wrong order: the password is given for the port.
+SPRING_CONTEXT = """<?xml version="1.0" encoding="UTF-8"?>
+<beans xmlns="http://www.springframework.org/schema/beans"
+       xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+       xmlns:context="http://www.springframework.org/schema/context"
+       xsi:schemaLocation="http://www.springframework.org/schema/beans http://www.springframework.org/schema/beans/spring-beans.xsd
+                           http://www.springframework.org/schema/context http://www.springframework.org/schema/context/spring-context.xsd">
+    <context:property-placeholder location="file:mail.properties"/>
+    <bean id="mailSender" class="MailSender">
+        <constructor-arg value="${mail.host}"/>
+        <constructor-arg value="${mail.password}"/>
+        <constructor-arg value="${mail.user}"/>
+        <constructor-arg value="${mail.port}"/>
+    </bean>
+</beans>
+"""
+
+
+@template("Spring Framework 4.3 from Debian (XML bean, constructor arguments)")
+def spring_constructor_args(s, pw, shape):
+    props = f"mail.host=127.0.0.1\nmail.port={s.closed}\nmail.user=alerts\nmail.password={pw}\n"
+    script = (f"javac -cp {SPRING_CP} MailSender.java Job.java && java -cp {SPRING_CP}:. Job\n")
+    return script, [("password", pw)], {"MailSender.java": SPRING_SENDER, "Job.java": SPRING_JOB,
+                                        "context.xml": SPRING_CONTEXT, "mail.properties": props}
+
+
+# Settings bound from a properties file by Spring's DataBinder, then validated: the
+# BindException names the field and its `rejected value […]` (every shape of secret is
+# longer than the 12 characters the validator allows).
+SPRING_SETTINGS = """import java.io.FileReader;
+import java.util.Properties;
+import org.springframework.beans.MutablePropertyValues;
+import org.springframework.validation.*;
+public class Settings {
+    private String host; private int port; private String user; private String password;
+    public void setHost(String v) { host = v; } public String getHost() { return host; }
+    public void setPort(int v) { port = v; } public int getPort() { return port; }
+    public void setUser(String v) { user = v; } public String getUser() { return user; }
+    public void setPassword(String v) { password = v; } public String getPassword() { return password; }
+    public static void main(String[] a) throws Exception {
+        Properties p = new Properties();
+        p.load(new FileReader("mail.properties"));
+        DataBinder binder = new DataBinder(new Settings(), "mail");
+        binder.setValidator(new Validator() {
+            public boolean supports(Class<?> c) { return c == Settings.class; }
+            public void validate(Object o, Errors e) {
+                String pw = ((Settings) o).getPassword();
+                if (pw != null && pw.length() > 12)
+                    e.rejectValue("password", "password.length", "at most 12 characters (the relay's limit)");
+            }
+        });
+        binder.bind(new MutablePropertyValues(p));
+        binder.validate();
+        binder.close();
+    }
+}
+"""
+
+
+@template("Spring Framework 4.3 from Debian (DataBinder, rejected value)")
+def spring_databinder(s, pw, shape):
+    props = f"host=127.0.0.1\nport={s.closed}\nuser=alerts\npassword={pw}\n"
+    script = f"javac -cp {SPRING_CP} Settings.java && java -cp {SPRING_CP}:. Settings\n"
+    return script, [("password", pw)], {"Settings.java": SPRING_SETTINGS, "mail.properties": props}
+
+
 # ---------------------------------------------------------------------------------------
 
 

@@ -13,7 +13,8 @@ It installs nothing. It needs, already installed:
           (java, javac, keytool), libpostgresql-jdbc-java, sshpass, openssh-client, rsync,
           lftp, tnftp (ftp), golang-go, gnupg, make, swaks, ldap-utils, mosquitto-clients, jq, msmtp,
           ruby, restic, php-cli, php-mysql, php-pgsql, redis-tools,
-          libdbd-mariadb-perl, nodejs, npm, python3
+          libdbd-mariadb-perl, nodejs, npm, python3, libspring-context-java
+          (Spring Framework 4.3 with its beans, core, expression and aop jars)
   PyPI:   requests, httpx, SQLAlchemy, psycopg2-binary, PyMySQL, redis, rich,
           better_exceptions, pydantic, PyYAML, pytest, awscli, moto[server], loguru,
           stackprinter (run it with the Python that has them, e.g. a venv's)

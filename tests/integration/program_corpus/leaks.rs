@@ -94,3 +94,21 @@ impl Runs {
         found
     }
 }
+
+/// Bytes of a credential in a row that, spelled in hex, are a leak.
+const HEX_RUN: usize = 6;
+
+/// Whether `text` spells `HEX_RUN` bytes of `secret` in a row in hex (either case), with
+/// any blanks or colons between the digits (`53 75 70`, xxd's `5375 7033`, `53:75`).
+pub fn in_hex(text: &str, secret: &str) -> bool {
+    if secret.len() < HEX_RUN {
+        return false;
+    }
+    let joined: String = text
+        .chars()
+        .filter(|c| !matches!(c, ' ' | ':'))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+    (0..=secret.len() - HEX_RUN).any(|i| joined.contains(&hex[2 * i..2 * (i + HEX_RUN)]))
+}

@@ -9,7 +9,8 @@
 //! password in a protocol's base64 are two). It got out when the text holds it whole, any
 //! six of its characters in a row, or, for a passphrase (a credential with spaces), any one
 //! of its words of five characters or more; a credential shorter than six characters must
-//! not appear at all.
+//! not appear at all. Its bytes in hex count too (any six of them in a row, however the
+//! hex digits are spaced: a hex dump's bytes).
 //! The score counts over all credentials of the corpus, for the summary and for the body
 //! alike, whether or not the line the summary's detail came from held the credential: the
 //! summary's figure says how often a credential reaches the summary, the body's how often it
@@ -96,8 +97,12 @@ fn score(cases: &[Case]) -> (Misses, usize) {
                 case.id, case.secrets[i].0
             );
         }
-        let in_summary = runs.found(&sent.summary);
-        let in_body = runs.found(&sent.body);
+        let mut in_summary = runs.found(&sent.summary);
+        let mut in_body = runs.found(&sent.body);
+        for (i, value) in values.iter().enumerate() {
+            in_summary[i] |= leaks::in_hex(&sent.summary, value);
+            in_body[i] |= leaks::in_hex(&sent.body, value);
+        }
         for (i, (name, value)) in case.secrets.iter().enumerate() {
             total += 1;
             let leak = match () {
@@ -316,4 +321,17 @@ fn a_run_of_six_characters_is_a_leak() {
     assert!(!leaks("a word: mang.", "quokka mango lantern"));
     assert!(!leaks("short ab", "abcde"));
     assert!(leaks("short abcde", "abcde"));
+}
+
+#[test]
+fn six_bytes_of_a_credential_in_hex_are_a_leak() {
+    use leaks::in_hex;
+    let secret = "Qm3vXr9TtLw2";
+    // `Xr9TtL` is 58 72 39 54 74 4c.
+    assert!(in_hex("x 5872 3954 744c y", secret));
+    assert!(in_hex("  0020:  58 72 39 54  74 4C 00", secret));
+    assert!(in_hex("58:72:39:54:74:4c", secret));
+    assert!(!in_hex("58 72 39 54 74", secret));
+    assert!(!in_hex("[hex dump]", secret));
+    assert!(!in_hex("51 6d", "Qm"));
 }

@@ -17,10 +17,10 @@
 //! | protocol traces | `PASS «…»`, `AUTH PLAIN «…»`, `A1 LOGIN user «…»` | `protocol` |
 //! | quoted back | configparser `found: '%«…»'`, ``Unknown .netrc keyword `«…»'``, pydantic's `input_value='«…»'` of a secret's field, `sed 's/@DB_PASSWORD@/«…»/'`, `"Bearer «…»"`, `/bot«…»/sendMessage`, `nonnumeric port: '«…»'`, `app.env: line 2: «…»: command not found` | `echoes` |
 //! | test assertions | pytest's `E  assert '«…»' == '«…»'` under `> assert token == …`, Node's `+ '«…»'` after `[ERR_ASSERTION]: token …` | `assertions` |
-//! | ports that are a password's piece | `invalid integer value "«Kq8v»" for connection option "port"`, `Port could not be cast to integer value as '«Kq8v»'`, `invalid port ":«Kq8v»" after host` | `ports` |
+//! | ports that are a password's piece | `invalid integer value "«Kq8v»" for connection option "port"`, `Port could not be cast to integer value as '«Kq8v»'`, `invalid port ":«Kq8v»" after host`, Java's `For input string: "«…»"` | `ports` |
 //! | PHP frame arguments | `#0 /app/db.php(12): PDO->__construct('mysql:host=db', 'app', '«…»')` | `frames` |
 //! | traceback variables | loguru's and better_exceptions' `│   └ '«…»'` under a secret's name, stackprinter's `api_token = '«…»'` and its wrapped lines | `dumped` |
-//! | hex dumps' text column | `0020:  65 78 61 6d 70 6c 65 80  0f 4b 71 38  «example..Kq8»` | `dumps` |
+//! | Spring's rejected values | `on field 'password': rejected value [«…»]; codes […]` | `spring` |
 //! | host names | `host name "«pw»@db"`, `Could not connect to Redis at «pw»@db:6379` | `host` |
 //!
 //! A value any form finds goes wherever else it stands in the text too, when it cannot be
@@ -36,7 +36,6 @@ mod assertions;
 mod connection;
 mod dsn;
 mod dumped;
-mod dumps;
 mod echoes;
 mod elsewhere;
 mod flags;
@@ -49,6 +48,7 @@ mod ports;
 mod protocol;
 mod server_config;
 mod settings;
+mod spring;
 mod sql;
 mod sshpass;
 mod variables;
@@ -244,6 +244,7 @@ const FORMS: &[Form] = &[
             "invalid integer value \"",
             "port could not be cast",
             "invalid port \":",
+            "numberformatexception: for input string",
         ],
         lex: ports::secrets,
         takes: "psql: error: invalid integer value \"«Kq8vN2xL»\" for connection option \"port\"",
@@ -271,11 +272,11 @@ const FORMS: &[Form] = &[
         keeps: "    ..........\n     host = '127.0.0.1'",
     },
     Form {
-        name: "hex dumps' text column",
-        cues: &[""],
-        lex: dumps::secrets,
-        takes: "00000010  73 77 6f 72 64 3a 20 4b  71 38 76 4e 32 78 4c 2f  |«sword: Kq8vN2xL/»|",
-        keeps: "2026: 12 07 18 13  deploy started",
+        name: "Spring's rejected values",
+        cues: &["': rejected value ["],
+        lex: spring::secrets,
+        takes: "Field error in object 'mail' on field 'password': rejected value [«Xq7w9Lm2»]; codes [x]",
+        keeps: "Field error in object 'mail' on field 'port': rejected value [smtp]; codes [x]",
     },
     Form {
         name: "host names",

@@ -10,11 +10,18 @@
 //!
 //! [`parse`] reads one line; the text column counts only when it is exactly the bytes, each
 //! printable byte as itself and any other as `.`, so a line that merely starts with a number
-//! is no dump. `traces` collapses a run of dump lines to one line, and the scrubber's
-//! `structure` layer removes the text column of every dump line (or the characters of an
-//! `od -c` line) wherever the text is sent whole.
+//! is no dump. [`run_end`] says where a dump that starts on a line ends, and [`collapse`],
+//! which the scrubber runs on every text before its layers, makes each dump one line
+//! `[hex dump]`: the bytes in hex spell the data as plainly as the text column does, so
+//! neither the summary nor the body keeps any of it. `traces` collapses dumps the same way
+//! (for text that was not scrubbed).
+
+use std::borrow::Cow;
 
 use super::super::marker::REDACTED;
+
+/// The line a dump becomes.
+pub(crate) const COLLAPSED: &str = "[hex dump]";
 
 /// One line of a hex dump.
 pub(crate) struct Line {
@@ -30,8 +37,13 @@ pub(crate) struct Line {
 /// The most bytes one line of a dump shows (`xxd -c 32`).
 const MAX_BYTES: usize = 64;
 
-/// The line as a dump line, if it is one.
+/// The line as a dump line, if it is one (of four bytes or more).
 pub(crate) fn parse(line: &str) -> Option<Line> {
+    parse_min(line, 4)
+}
+
+/// The line as a dump line of at least `min` bytes, if it is one.
+fn parse_min(line: &str, min: usize) -> Option<Line> {
     let b = line.as_bytes();
     let indent = b.iter().take_while(|c| matches!(c, b' ' | b'\t')).count();
     let hex_prefix = b[indent..].starts_with(b"0x");
@@ -50,11 +62,11 @@ pub(crate) fn parse(line: &str) -> Option<Line> {
     if !matches!(b.get(i), Some(b' ')) {
         return None;
     }
-    if let Some(line) = od_chars(line, offset_text, i) {
+    if let Some(line) = od_chars(line, offset_text, i, min) {
         return Some(line);
     }
     let offset = u64::from_str_radix(offset_text, 16).ok()?;
-    let (bytes, after) = hex_groups(b, i)?;
+    let (bytes, after) = hex_groups(b, i, min)?;
     let column = text_column(line, after, &bytes)?;
     Some(Line {
         offset,
@@ -64,8 +76,8 @@ pub(crate) fn parse(line: &str) -> Option<Line> {
 }
 
 /// The bytes of the hex groups from `at` on (groups of one or two bytes, one or two blanks
-/// between them), and where they end; `None` for fewer than four bytes.
-fn hex_groups(b: &[u8], mut at: usize) -> Option<(Vec<u8>, usize)> {
+/// between them), and where they end; `None` for fewer than `min` bytes.
+fn hex_groups(b: &[u8], mut at: usize, min: usize) -> Option<(Vec<u8>, usize)> {
     let mut bytes = Vec::new();
     let mut width = None;
     loop {
@@ -87,7 +99,7 @@ fn hex_groups(b: &[u8], mut at: usize) -> Option<(Vec<u8>, usize)> {
         }
         at += gap + run;
     }
-    (bytes.len() >= 4).then_some((bytes, at))
+    (bytes.len() >= min.max(1)).then_some((bytes, at))
 }
 
 /// The text column after the hex groups ending at `at`: `None` when something other than
@@ -143,14 +155,95 @@ fn shown_as(shown: &str, column: &str) -> bool {
     rest.ends_with(last)
 }
 
+/// Where the dump that starts on line `i` ends (the index after its last line), if one
+/// does: two or more dump lines, each at an offset past the bytes of the one before, or one
+/// line whose text column is its bytes' (a line after the first may show as little as one
+/// byte: the end of the data). Within it, a `*` line (`hexdump -C` and `od` print
+/// one for repeated lines) stands for more lines; after it, a line of only an offset (the
+/// length, as `hexdump -C` and `od` end) is its end. `vis(k)` is line `k` as a terminal
+/// shows it, `None` past the last line.
+pub(crate) fn run_end<'a>(i: usize, vis: impl Fn(usize) -> Option<&'a str>) -> Option<usize> {
+    let first = parse(vis(i)?)?;
+    let mut end = i + 1;
+    let mut next_offset = first.offset.saturating_add(first.bytes as u64);
+    loop {
+        let repeated = vis(end).is_some_and(|l| l.trim() == "*");
+        // A dump's last line may show fewer than the four bytes a first line must.
+        let Some(next) = vis(end + usize::from(repeated)).and_then(|l| parse_min(l, 1)) else {
+            break;
+        };
+        if next.offset < next_offset {
+            break;
+        }
+        next_offset = next.offset.saturating_add(next.bytes as u64);
+        end += 1 + usize::from(repeated);
+    }
+    if end == i + 1 && first.column.is_none() {
+        return None;
+    }
+    let closing = vis(end).and_then(offset_only);
+    Some(end + usize::from(closing.is_some_and(|at| at >= next_offset)))
+}
+
+/// The offset a line holds and nothing else (4 to 16 hex digits, read as hex).
+fn offset_only(line: &str) -> Option<u64> {
+    let digits = line.trim();
+    let fits = (4..=16).contains(&digits.len()) && digits.bytes().all(|c| c.is_ascii_hexdigit());
+    fits.then(|| u64::from_str_radix(digits, 16).ok()).flatten()
+}
+
+/// What a terminal shows of a line (terminator excluded): its last `\r` part that is not
+/// blank, without trailing blanks.
+pub(crate) fn visible(line: &str) -> &str {
+    let content = line.strip_suffix('\n').unwrap_or(line);
+    let vis = content.rsplit('\r').find(|p| !p.trim().is_empty());
+    vis.unwrap_or("").trim_end()
+}
+
+/// `text` with every hex dump in it made one line, [`COLLAPSED`], that ends as the dump's
+/// last line ended; every other line stays byte for byte. One pass: each line is read once.
+pub(crate) fn collapse(text: &str) -> Cow<'_, str> {
+    // A dump line starts with at least four hex digits, after blanks and `0x`.
+    if !text
+        .as_bytes()
+        .windows(4)
+        .any(|w| w.iter().all(u8::is_ascii_hexdigit))
+    {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = String::new();
+    let mut copied = 0; // lines[..copied] are in `out`, or were left out
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(end) = run_end(i, |k| lines.get(k).map(|l| visible(l))) else {
+            i += 1;
+            continue;
+        };
+        if out.is_empty() {
+            out.reserve(text.len());
+        }
+        lines[copied..i].iter().for_each(|l| out.push_str(l));
+        let last = lines[end - 1];
+        out.push_str(COLLAPSED);
+        out.push_str(&last[last.trim_end_matches(['\n', '\r']).len()..]);
+        (copied, i) = (end, end);
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    lines[copied..].iter().for_each(|l| out.push_str(l));
+    Cow::Owned(out)
+}
+
 /// An `od -c` line: an octal offset, then each byte in a cell four columns wide (a
-/// character, `\n`-like escapes, or three octal digits), at least four of them.
-fn od_chars(line: &str, offset: &str, at: usize) -> Option<Line> {
+/// character, `\n`-like escapes, or three octal digits), at least `min` of them.
+fn od_chars(line: &str, offset: &str, at: usize, min: usize) -> Option<Line> {
     if offset.len() != 7 || !offset.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
         return None;
     }
     let cells = &line[at..];
-    if !cells.len().is_multiple_of(4) || cells.len() < 16 || !cells.is_ascii() {
+    if !cells.len().is_multiple_of(4) || cells.len() < 4 * min.max(1) || !cells.is_ascii() {
         return None;
     }
     let cell_ok = |cell: &[u8]| match cell.trim_ascii_start() {
@@ -239,6 +332,56 @@ mod tests {
             "0000020 error in record",
         ] {
             assert!(parse(line).is_none(), "{line}");
+        }
+    }
+
+    /// Dumps of a file holding a generated password (`dn: cn=admin,dc=corp` then
+    /// `password: Wq7%nZ2rLx9!vKe4`), as this machine's `xxd`, `hexdump -C` and `od` print
+    /// them, each between two lines of its own: the dump is one line, the neighbours stay.
+    #[test]
+    fn real_dumps_collapse_to_one_line_between_untouched_neighbours() {
+        let dumps = [
+            // xxd
+            "00000000: 646e 3a20 636e 3d61 646d 696e 2c64 633d  dn: cn=admin,dc=\n00000010: 636f 7270 0a70 6173 7377 6f72 643a 2057  corp.password: W\n00000020: 7137 256e 5a32 724c 7839 2176 4b65 340a  q7%nZ2rLx9!vKe4.\n",
+            // hexdump -C, with its closing offset
+            "00000000  64 6e 3a 20 63 6e 3d 61  64 6d 69 6e 2c 64 63 3d  |dn: cn=admin,dc=|\n00000010  63 6f 72 70 0a 70 61 73  73 77 6f 72 64 3a 20 57  |corp.password: W|\n00000020  71 37 25 6e 5a 32 72 4c  78 39 21 76 4b 65 34 0a  |q7%nZ2rLx9!vKe4.|\n00000030\n",
+            // hexdump -C of 48 bytes of `A` before it: `*` stands for the repeated lines
+            "00000000  41 41 41 41 41 41 41 41  41 41 41 41 41 41 41 41  |AAAAAAAAAAAAAAAA|\n*\n00000030  64 6e 3a 20 63 6e 3d 61  64 6d 69 6e 2c 64 63 3d  |dn: cn=admin,dc=|\n00000040  63 6f 72 70 0a 70 61 73  73 77 6f 72 64 3a 20 57  |corp.password: W|\n00000050  71 37 25 6e 5a 32 72 4c  78 39 21 76 4b 65 34 0a  |q7%nZ2rLx9!vKe4.|\n00000060\n",
+            // od -A x -t x1z
+            "000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 2c 64 63 3d  >dn: cn=admin,dc=<\n000010 63 6f 72 70 0a 70 61 73 73 77 6f 72 64 3a 20 57  >corp.password: W<\n000020 71 37 25 6e 5a 32 72 4c 78 39 21 76 4b 65 34 0a  >q7%nZ2rLx9!vKe4.<\n000030\n",
+            // od -c
+            "0000000   d   n   :       c   n   =   a   d   m   i   n   ,   d   c   =\n0000020   c   o   r   p  \\n   p   a   s   s   w   o   r   d   :       W\n0000040   q   7   %   n   Z   2   r   L   x   9   !   v   K   e   4  \\n\n0000060\n",
+            // od -t x1: no text column, the bytes alone
+            "0000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 2c 64 63 3d\n0000020 63 6f 72 70 0a 70 61 73 73 77 6f 72 64 3a 20 57\n0000040 71 37 25 6e 5a 32 72 4c 78 39 21 76 4b 65 34 0a\n0000060\n",
+        ];
+        for dump in dumps {
+            let text = format!("$ xxd /etc/ldap.secret\n{dump}exit status 1\n");
+            assert_eq!(
+                collapse(&text),
+                "$ xxd /etc/ldap.secret\n[hex dump]\nexit status 1\n",
+                "{dump}"
+            );
+            // At the very end, with no line end after it.
+            let text = format!("before\n{}", dump.trim_end());
+            assert_eq!(collapse(&text), "before\n[hex dump]", "{dump}");
+        }
+    }
+
+    #[test]
+    fn two_dumps_side_by_side_are_two_lines_and_other_text_is_left_alone() {
+        // `ldapsearch -d 16` dumps one buffer, then the same from offset 0 again.
+        let two = "  0020:  65 78 61 6d 70 6c 65 80  17 41 64 6d 31 6e 25 2b   example..Adm1n%+  \n  0000:  60 39 02 01 03 04 1b 63  6e 3d 61 64 6d 69 6e 2c   `9.....cn=admin,  \nldap_bind: Invalid credentials (49)\r\n";
+        assert_eq!(
+            collapse(two),
+            "[hex dump]\n[hex dump]\nldap_bind: Invalid credentials (49)\r\n"
+        );
+        for text in [
+            "2026: 12 07 18 13  deploy started\n2027: 12 07 18 13  deploy started\n",
+            "0000000 64 6e 3a 20 63 6e 3d 61 64 6d 69 6e 0a 70 61 73\nok\n",
+            "deadbeef\n*\n00000030\n",
+            "no hex here at all",
+        ] {
+            assert!(matches!(collapse(text), Cow::Borrowed(_)), "{text}");
         }
     }
 }

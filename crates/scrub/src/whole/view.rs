@@ -8,15 +8,12 @@
 //! - no-break and other fixed-width spaces inside a word (U+00A0, U+2007, U+202F) are
 //!   dropped;
 //! - a single space or colon between two hex digits is dropped, so hex printed a byte or
-//!   two at a time (`53 75 70`, `53:75:70`, xxd's `5375 7033`) reads as one run; but not
-//!   on a hex dump's own lines (`traces::hexdump`), whose text column `structure` takes and
-//!   which a summary collapses to `[hex dump]`, so they must stay dump lines.
+//!   two at a time (`53 75 70`, `53:75:70`, xxd's `5375 7033`) reads as one run (a hex
+//!   dump is one line, `[hex dump]`, before this: `traces::hexdump`).
 //!
 //! Every byte of the copy remembers the byte range of the text it came from, so a match in
 //! the copy maps back to the text it covers, dropped pieces inside it included. One pass
 //! over the text builds it; an OSC sequence is read for at most [`OSC_REACH`] bytes.
-
-use crate::traces::hexdump;
 
 /// Most bytes of an OSC sequence read for its end.
 const OSC_REACH: usize = 512;
@@ -43,14 +40,7 @@ impl View {
         };
         let mut i = 0;
         let mut changed = false;
-        // Whether the line `i` is in is a hex dump's, and where that line ends.
-        let mut dump = (false, 0);
         while i < b.len() {
-            if i >= dump.1 {
-                let end = text[i..].find('\n').map_or(b.len(), |at| i + at + 1);
-                let line = text[i..end].trim_end_matches(['\n', '\r']);
-                dump = (hexdump::parse(line).is_some(), end);
-            }
             if b[i] == 0x1b {
                 i = escape_end(b, i);
                 changed = true;
@@ -66,8 +56,7 @@ impl View {
             }
             let c = text[i..].chars().next().unwrap_or_default();
             let len = c.len_utf8();
-            let hex_gap = !dump.0
-                && matches!(c, ' ' | ':')
+            let hex_gap = matches!(c, ' ' | ':')
                 && i > 0
                 && b[i - 1].is_ascii_hexdigit()
                 && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit);

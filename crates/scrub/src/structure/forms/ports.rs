@@ -11,6 +11,12 @@
 //! - Go's `net/url`: `invalid port ":«Kq8v»" after host`.
 //!
 //! The quoted piece goes unless it is digits only (`"99999"`, a port out of range) or empty.
+//!
+//! Java's `NumberFormatException: For input string: "«…»"` quotes a whole value given where
+//! a number was expected: Spring Framework's conversion of a property or a constructor
+//! argument to `int` (a password given for the port, the arguments in the wrong order).
+//! It goes when it is [`MIN_JAVA`] characters or more and holds something other than a
+//! number's characters (`"12.5"`, `"1e3"`, `"abc"` stay).
 //! (Python's `nonnumeric port: '…'` of `http.client` is in `echoes`.)
 
 use super::lex::{Span, Text, quoted_end};
@@ -21,7 +27,12 @@ const CUES: &[(&str, &[u8])] = &[
     ("invalid integer value ", b"\""),
     ("port could not be cast to integer value as ", b"'\""),
     ("invalid port ", b"\""),
+    ("numberformatexception: for input string: ", b"\""),
 ];
+
+/// The shortest value Java's `For input string` quotes that goes: shorter ones are words
+/// and typos (`"abc"`, `"null"`), as the learned values' own floor.
+const MIN_JAVA: usize = 6;
 
 pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
     let b = text.bytes();
@@ -42,6 +53,11 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
                     let colon = b.get(inner) == Some(&b':');
                     inner += usize::from(colon);
                     colon && after.starts_with(" after host")
+                }
+                "numberformatexception: for input string: " => {
+                    let value = &text.raw[inner.min(end)..end];
+                    value.chars().count() >= MIN_JAVA
+                        && value.bytes().any(|c| !b"0123456789+-.,_eE".contains(&c))
                 }
                 _ => true,
             };
@@ -79,6 +95,10 @@ mod tests {
                     "config: parse \"redis://svc\": invalid port \":Kq8vN2xL\" after host",
                     "config: parse \"redis://svc\": invalid port \":[REDACTED]\" after host",
                 ),
+                (
+                    "required type 'int'; nested exception is java.lang.NumberFormatException: For input string: \"Tundra-mango10!#\"",
+                    "required type 'int'; nested exception is java.lang.NumberFormatException: For input string: \"[REDACTED]\"",
+                ),
             ],
         );
     }
@@ -92,6 +112,9 @@ mod tests {
             "invalid port \":8080\" after host",
             "invalid port number in config",
             "raise ValueError(f\"Port could not be cast to integer value as {port!r}\")",
+            "java.lang.NumberFormatException: For input string: \"abc\"",
+            "java.lang.NumberFormatException: For input string: \"12.5e-3\"",
+            "java.lang.NumberFormatException: For input string: \"1,000,000\"",
         ] {
             assert_lexed(secrets, &[(text, text)]);
         }

@@ -198,6 +198,8 @@ fn under_every_address_space_limit_the_command_runs_or_crontap_run_refuses_in_on
     let crontap = Receiver::start();
     let healthchecks = Receiver::start();
     let both = Receiver::start();
+    let metrics = tempfile::tempdir().unwrap();
+    let metrics = metrics.path().display().to_string();
     let no_overlap = ["--no-overlap", "--job", "memory", "--state-dir", &state];
     let cases = [
         Case {
@@ -225,10 +227,18 @@ fn under_every_address_space_limit_the_command_runs_or_crontap_run_refuses_in_on
             reports: &[],
         },
         Case {
-            name: "Healthchecks, state and held output",
+            name: "every feature: Healthchecks, state, --once-per, held output, metrics, a timeout",
             options: ["--protocol", "healthchecks", "--output", "on-failure"]
                 .iter()
                 .chain(&no_overlap)
+                .chain(&[
+                    "--once-per",
+                    "1d",
+                    "--metrics-dir",
+                    &metrics,
+                    "--timeout",
+                    "1m",
+                ])
                 .map(|s| s.to_string())
                 .collect(),
             url: Some(&both),

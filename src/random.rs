@@ -8,6 +8,8 @@
 use std::io;
 
 use nix::errno::Errno;
+use nix::sys::time::TimeSpec;
+use nix::time::{ClockId, clock_gettime};
 
 /// `N` bytes from the kernel's random source.
 pub fn bytes<const N: usize>() -> io::Result<[u8; N]> {
@@ -64,14 +66,9 @@ fn fallback() -> [u8; 16] {
     let wall = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-    let monotonic = (now.tv_sec as u64).wrapping_mul(1_000_000_000) ^ now.tv_nsec as u64;
-    let place = &now as *const libc::timespec as u64;
+    let now = clock_gettime(ClockId::CLOCK_MONOTONIC).unwrap_or(TimeSpec::new(0, 0));
+    let monotonic = (now.tv_sec() as u64).wrapping_mul(1_000_000_000) ^ now.tv_nsec() as u64;
+    let place = &now as *const TimeSpec as u64;
     let seed =
         wall ^ monotonic.rotate_left(17) ^ place.rotate_left(31) ^ u64::from(std::process::id());
     let mix = |mut z: u64| {

@@ -27,6 +27,7 @@
 //! its signal pipe cannot be made, so the room is checked before its runtime is built.
 
 use anyhow::{Result, bail};
+use nix::sys::resource::{Resource, getrlimit};
 
 /// Descriptors a run needs at the moment of the first spawn, beyond those already open:
 /// the runtime and its signal pipe (6), the output pipes (4), the spawn's socket pair (2).
@@ -103,11 +104,7 @@ pub fn spawn_error(err: &std::io::Error) -> anyhow::Error {
 
 /// The soft `RLIMIT_NOFILE`.
 fn soft_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the limit into `limit`.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    (rc == 0).then_some(limit.rlim_cur)
+    getrlimit(Resource::RLIMIT_NOFILE)
+        .ok()
+        .map(|(soft, _)| soft)
 }

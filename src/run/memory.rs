@@ -24,9 +24,10 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::SeqCst};
 
 use anyhow::{Result, bail};
+use nix::sys::resource::{Resource, getrlimit};
 
 use crate::run::outcome::OWN_ERROR;
-use crate::run::reap;
+use crate::run::{process, reap};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -147,9 +148,8 @@ fn out_of_memory() -> ! {
         Err(_) => line.push(b"; the command was not run"),
     }
     line.write();
-    let status = u8::try_from(status).unwrap_or(OWN_ERROR);
-    // SAFETY: _exit ends the process at once, as nothing else can be done without memory.
-    unsafe { libc::_exit(i32::from(status)) }
+    // At once: exit handlers and buffered output would want memory there is none of.
+    process::exit_now(u8::try_from(status).unwrap_or(OWN_ERROR))
 }
 
 /// One line on stderr, built without allocating.
@@ -202,8 +202,8 @@ pub extern "C" fn refuse_if_no_room() {
         line.push(b"crontap-run: ");
         line.push(err.to_string().as_bytes());
         line.write();
-        // SAFETY: nothing has started yet that would need to end in order.
-        unsafe { libc::_exit(i32::from(OWN_ERROR)) }
+        // Nothing has started yet that would need to end in order.
+        process::exit_now(OWN_ERROR)
     }
 }
 
@@ -239,15 +239,10 @@ fn room() -> Option<(u64, u64)> {
     Some((limit, mapped().unwrap_or(0)))
 }
 
-/// The soft `RLIMIT_AS`; `None` where there is none.
+/// The soft `RLIMIT_AS`; `None` where there is none. Allocates nothing.
 fn soft_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the limit into `limit`.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
-    (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+    let (soft, _) = getrlimit(Resource::RLIMIT_AS).ok()?;
+    (soft != libc::RLIM_INFINITY).then_some(soft)
 }
 
 /// The address space mapped now: the first field of `/proc/self/statm`, in pages. Read
@@ -318,8 +313,7 @@ mod tests {
                     }
                 }
                 let _ = nix::unistd::write(&write, b"ok");
-                // SAFETY: ends the child without running the parent's exit handlers.
-                unsafe { libc::_exit(0) }
+                process::exit_now(0)
             }
             nix::unistd::ForkResult::Parent { child } => {
                 drop(write);

@@ -34,6 +34,7 @@ pub(crate) mod lifeline;
 pub mod memory;
 pub mod outcome;
 pub(crate) mod output;
+pub(crate) mod process;
 pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;

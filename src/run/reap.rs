@@ -74,41 +74,54 @@ pub fn reap(child: Pid, terminal: Option<Terminal>) -> Option<Outcome> {
 
 /// Whether the command has exited, seen without reaping it (so its group id stays its own).
 pub fn has_exited(child: Pid) -> bool {
-    // SAFETY: an all-zero siginfo_t is a valid value; waitid writes only into it.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-    // SAFETY: as above; the id is a pid of ours.
-    let found =
-        unsafe { libc::waitid(libc::P_PID, child.as_raw() as libc::id_t, &mut info, flags) };
-    // With WNOHANG, a child that has not exited leaves si_pid 0.
-    // SAFETY: si_pid is set for every waitid result.
-    found == 0 && unsafe { info.si_pid() } != 0
+    matches!(peek_at_exit(child.as_raw(), false), Ok(Some(_)))
 }
 
 /// Waits until the command `pid` has ended, without reaping it (the supervisor may be
 /// waiting for it too), and returns crontap-run's status for that ending: its exit status,
-/// or 128+S. `None` if it cannot be waited for. Allocates nothing: `run::memory` calls it
-/// when no memory is left.
+/// or 128+S. `None` if it cannot be waited for (it has been reaped already). Allocates
+/// nothing: `run::memory` calls it when no memory is left.
 pub fn wait_for_end(pid: libc::pid_t) -> Option<u8> {
-    loop {
-        // SAFETY: an all-zero siginfo_t is a valid value; waitid writes only into it.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let flags = libc::WEXITED | libc::WNOWAIT;
-        // SAFETY: as above.
-        let found = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
-        if found == -1 {
-            match Errno::last() {
-                Errno::EINTR => continue,
-                _ => return None,
-            }
-        }
-        // SAFETY: si_status is set for a child that has exited.
-        let status = unsafe { info.si_status() };
-        return Some(match info.si_code {
-            libc::CLD_EXITED => (status & 0xff) as u8,
-            _ => crate::run::outcome::signal_status(status),
-        });
+    let (code, status) = peek_at_exit(pid, true).ok()??;
+    Some(match code {
+        libc::CLD_EXITED => (status & 0xff) as u8,
+        _ => crate::run::outcome::signal_status(status),
+    })
+}
+
+/// How the child `pid` ended, as `waitid(2)` reports it without reaping it (`WNOWAIT`): its
+/// `si_code` (`CLD_EXITED`, `CLD_KILLED`, `CLD_DUMPED`) and `si_status` (the exit status or
+/// the signal's number). `None` if it has not ended yet and `wait` is false; with `wait`,
+/// waits for it to end. Read raw, as nix's `waitid` would refuse a real-time signal (see the
+/// module's header). Allocates nothing.
+fn peek_at_exit(pid: libc::pid_t, wait: bool) -> nix::Result<Option<(i32, i32)>> {
+    // Not a single process: 0 would mean "any child" to the kernel, a negative one nothing.
+    let id = libc::id_t::try_from(pid)
+        .ok()
+        .filter(|&id| id > 0)
+        .ok_or(Errno::ECHILD)?;
+    let mut flags = libc::WEXITED | libc::WNOWAIT;
+    if !wait {
+        flags |= libc::WNOHANG;
     }
+    // SAFETY: siginfo_t is a C struct of integers and a union of integers and pointers,
+    // for which all zeroes is a valid value.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: waitid writes only into `info`, a valid siginfo_t that outlives the call.
+        let found = unsafe { libc::waitid(libc::P_PID, id, &mut info, flags) };
+        match found {
+            0 => break,
+            _ => match Errno::last() {
+                Errno::EINTR => continue,
+                err => return Err(err),
+            },
+        }
+    }
+    // SAFETY: the union's fields for SIGCHLD are the ones waitid fills; with WNOHANG and
+    // no child ended it leaves them as they were, zero (Linux zeroes them itself).
+    let (pid, status) = unsafe { (info.si_pid(), info.si_status()) };
+    Ok((pid != 0).then_some((info.si_code, status)))
 }
 
 /// Reaps every orphan that has ended, when no command is running (between attempts, and

@@ -103,6 +103,8 @@ static FAILED: AtomicBool = AtomicBool::new(false);
 /// The command's process `pid` has been started.
 pub fn running(pid: i32) {
     STARTED.store(true, SeqCst);
+    // Its status is not known yet: an earlier attempt's must not be taken for it.
+    STATUS.store(-1, SeqCst);
     COMMAND.store(pid, SeqCst);
 }
 
@@ -135,21 +137,62 @@ fn out_of_memory() -> ! {
         line.number(limit / 1024);
         line.push(b" KiB");
     }
-    let status = match COMMAND.load(SeqCst) {
-        0 => STATUS.load(SeqCst),
-        // The output threads go on copying while this one waits.
-        pid => reap::wait_for_end(pid).map_or(-1, i32::from),
-    };
-    match u8::try_from(status) {
-        Ok(status) => {
+    let status = status_now();
+    match status {
+        Status::Known(status) => {
             line.push(b"; the rest of the run (its report, history, metrics) is skipped; exit ");
             line.number(u64::from(status));
         }
-        Err(_) => line.push(b"; the command was not run"),
+        Status::NotRun => line.push(b"; the command was not run"),
+        Status::Lost => line.push(b"; the command's status was lost"),
     }
     line.write();
+    let status = match status {
+        Status::Known(status) => status,
+        Status::NotRun | Status::Lost => OWN_ERROR,
+    };
     // At once: exit handlers and buffered output would want memory there is none of.
-    process::exit_now(u8::try_from(status).unwrap_or(OWN_ERROR))
+    process::exit_now(status)
+}
+
+/// What a run with no memory left knows of the status it exits with.
+#[derive(Debug, PartialEq)]
+enum Status {
+    /// The command's, once it has ended, or the run's verdict.
+    Known(u8),
+    /// No command has run.
+    NotRun,
+    /// The command ended, but its status did not reach [`settled`] in time.
+    Lost,
+}
+
+/// How long a run with no memory left waits for the status of a command that the
+/// supervisor has reaped, which it stores in the next few instructions.
+const SETTLING: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The status a run with no memory left exits with, waiting for the command if it runs.
+/// Allocates nothing.
+fn status_now() -> Status {
+    let pid = COMMAND.load(SeqCst);
+    if pid == 0 {
+        return u8::try_from(STATUS.load(SeqCst)).map_or(Status::NotRun, Status::Known);
+    }
+    // The output threads go on copying while this one waits.
+    if let Some(status) = reap::wait_for_end(pid) {
+        return Status::Known(status);
+    }
+    // It cannot be waited for: the supervisor has reaped it, and stores its status
+    // (`reap::reap` calls `settled` at once, allocating nothing in between).
+    let since = std::time::Instant::now();
+    loop {
+        if let Ok(status) = u8::try_from(STATUS.load(SeqCst)) {
+            return Status::Known(status);
+        }
+        if since.elapsed() > SETTLING {
+            return Status::Lost;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 /// One line on stderr, built without allocating.
@@ -341,6 +384,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The command the supervisor reaped just before the memory ran out can no longer be
+    /// waited for (waitid finds no such child): its status is the one the supervisor
+    /// settles, not "not run" and 125. Both moments: in the middle of `settled` (the
+    /// status stored, the command not yet cleared), and before it.
+    #[test]
+    fn a_command_reaped_just_before_the_memory_ran_out_gives_its_status() {
+        use nix::sys::wait::{WaitStatus, waitpid};
+        use nix::unistd::Pid;
+        let reaped = |code: i32| {
+            let child = std::process::Command::new("/bin/sh")
+                .args(["-c", &format!("exit {code}")])
+                .spawn()
+                .unwrap();
+            let pid = i32::try_from(child.id()).unwrap();
+            running(pid);
+            // Reaped, as the supervisor reaps it.
+            let ended = waitpid(Pid::from_raw(pid), None).unwrap();
+            assert_eq!(ended, WaitStatus::Exited(Pid::from_raw(pid), code));
+        };
+
+        reaped(7);
+        STATUS.store(7, SeqCst);
+        assert_eq!(status_now(), Status::Known(7), "in the middle of `settled`");
+
+        reaped(9);
+        let waiting = std::thread::spawn(status_now);
+        settled(9);
+        assert_eq!(
+            waiting.join().unwrap(),
+            Status::Known(9),
+            "before `settled`"
+        );
+        assert_eq!(status_now(), Status::Known(9), "after `settled`");
+
+        // A later attempt's command, reaped before its status is stored: not the earlier
+        // attempt's status (9), but lost.
+        reaped(3);
+        assert_eq!(status_now(), Status::Lost, "an earlier attempt's status");
+        settled(3);
     }
 
     /// Room is the limit less what is mapped: none where no limit is set.

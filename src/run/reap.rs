@@ -66,6 +66,9 @@ pub fn reap(child: Pid, terminal: Option<Terminal>) -> Option<Outcome> {
                 stop_with_the_command(child, t);
             }
         } else if let Some(outcome) = Outcome::from_wait(status) {
+            // At once, before anything here could allocate: a run with no memory left
+            // exits with this status, and can no longer wait for the reaped command.
+            crate::run::memory::settled(outcome.exit_code());
             ended = Some(outcome);
         }
     }

@@ -16,12 +16,16 @@ pub fn bytes<const N: usize>() -> io::Result<[u8; N]> {
     let mut bytes = [0u8; N];
     let mut filled = 0;
     while filled < N {
-        // SAFETY: the pointer and length are those of the unfilled part of `bytes`.
-        let n = unsafe { libc::getrandom(bytes[filled..].as_mut_ptr().cast(), N - filled, 0) };
+        let rest = &mut bytes[filled..];
+        // SAFETY: getrandom writes at most `rest.len()` bytes at `rest`, a live &mut slice.
+        // (nix has no getrandom; ring's, through the getrandom crate, costs one more
+        // system call per run to probe for it.)
+        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
         match n {
-            n if n > 0 => filled += n as usize,
-            _ if Errno::last() == Errno::EINTR => continue,
-            _ => return Err(io::Error::last_os_error()),
+            1.. => filled += n as usize,
+            -1 if Errno::last() == Errno::EINTR => continue,
+            -1 => return Err(io::Error::last_os_error()),
+            _ => return Err(io::ErrorKind::UnexpectedEof.into()),
         }
     }
     Ok(bytes)

@@ -82,7 +82,9 @@ fn counted() -> Option<(u64, usize)> {
     }
     // Descriptor numbers at or above the limit may be open (inherited) but take no room.
     let open = (0..soft as i32)
-        // SAFETY: F_GETFD only asks whether the descriptor is open.
+        // SAFETY: F_GETFD reads a descriptor's flags and touches no memory; for a number that
+        // is not open it fails with EBADF. Raw, because a `BorrowedFd` (nix's `fcntl` takes
+        // one) may only be made of a descriptor that is open, which is what is asked.
         .filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1)
         .count();
     Some((soft, open))

@@ -60,11 +60,16 @@ const START: u64 = MIB;
 /// The C library's allocator, and one line and an orderly exit where it has no memory left.
 pub struct Allocator;
 
-// SAFETY: every call goes to `System` unchanged; only a null result is acted on, and that
-// action never returns.
+// SAFETY: every block comes from `System` and goes back to it with the caller's layout
+// unchanged, so `GlobalAlloc`'s contract (a returned block is valid for its layout until it
+// is freed; `dealloc` and `realloc` get only blocks of ours) is `System`'s. The only thing
+// added is what happens to a null result: `out_of_memory` never returns and never unwinds
+// (it exits the process, or parks the thread), so no caller sees null and no allocation
+// panics. Nothing is pooled or kept: there is no state of ours to be copied into a child
+// forked while another thread allocates (the C library's allocator takes that care).
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller keeps `alloc`'s contract, which is `System`'s.
+        // SAFETY: the caller keeps `alloc`'s contract (a non-zero size), which is `System`'s.
         checked(unsafe { System.alloc(layout) })
     }
 
@@ -74,12 +79,14 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with `layout`.
+        // SAFETY: the caller gives a block of this allocator with its layout; every such
+        // block came from `System` with that layout.
         unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as for `dealloc`; the caller keeps `realloc`'s contract.
+        // SAFETY: as for `dealloc`; the caller keeps `realloc`'s contract (a non-zero
+        // `new_size` that does not overflow with the alignment).
         checked(unsafe { System.realloc(ptr, layout, new_size) })
     }
 }

@@ -104,8 +104,19 @@ static COMMAND: AtomicI32 = AtomicI32::new(0);
 static STATUS: AtomicI32 = AtomicI32::new(-1);
 /// An attempt of the command has been started.
 static STARTED: AtomicBool = AtomicBool::new(false);
+/// The command is being spawned: it may run, and its pid is not known yet.
+static SPAWNING: AtomicBool = AtomicBool::new(false);
+/// The thread that spawns it (its kernel thread id).
+static SPAWNER: AtomicI32 = AtomicI32::new(0);
 /// Set by the first thread that found no memory; any other then waits for it for good.
 static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// The command is about to be spawned: from here until [`running`] (or [`settled`], if it
+/// cannot be), it may run before its pid is known.
+pub fn spawning() {
+    SPAWNER.store(nix::unistd::gettid().as_raw(), SeqCst);
+    SPAWNING.store(true, SeqCst);
+}
 
 /// The command's process `pid` has been started.
 pub fn running(pid: i32) {
@@ -113,6 +124,7 @@ pub fn running(pid: i32) {
     // Its status is not known yet: an earlier attempt's must not be taken for it.
     STATUS.store(-1, SeqCst);
     COMMAND.store(pid, SeqCst);
+    SPAWNING.store(false, SeqCst);
 }
 
 /// Whether an attempt of the command has been started in this run.
@@ -125,6 +137,7 @@ pub fn command_started() -> bool {
 pub fn settled(status: u8) {
     STATUS.store(i32::from(status), SeqCst);
     COMMAND.store(0, SeqCst);
+    SPAWNING.store(false, SeqCst);
 }
 
 /// No memory left: one line, then the run's status (see the module's header). Allocates
@@ -173,14 +186,28 @@ enum Status {
     Lost,
 }
 
-/// How long a run with no memory left waits for the status of a command that the
-/// supervisor has reaped, which it stores in the next few instructions.
+/// How long a run with no memory left waits for what another thread stores in the next few
+/// instructions, allocating nothing in between: the pid of a command being spawned, the
+/// status of one the supervisor has reaped.
 const SETTLING: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The status a run with no memory left exits with, waiting for the command if it runs.
 /// Allocates nothing.
 fn status_now() -> Status {
-    let pid = COMMAND.load(SeqCst);
+    // Being spawned: wait for its pid (a command that could not be spawned is settled),
+    // unless this is the spawning thread, which has not forked it yet: the parent's side
+    // of the fork allocates nothing until `running`.
+    let spawner = SPAWNER.load(SeqCst) == nix::unistd::gettid().as_raw();
+    let Some(pid) = within_settling(|| {
+        // SPAWNING first: `running` clears it only after storing the pid.
+        let spawning = SPAWNING.load(SeqCst) && !spawner;
+        match COMMAND.load(SeqCst) {
+            0 if spawning => None,
+            pid => Some(pid),
+        }
+    }) else {
+        return Status::Lost;
+    };
     if pid == 0 {
         return u8::try_from(STATUS.load(SeqCst)).map_or(Status::NotRun, Status::Known);
     }
@@ -190,13 +217,18 @@ fn status_now() -> Status {
     }
     // It cannot be waited for: the supervisor has reaped it, and stores its status
     // (`reap::reap` calls `settled` at once, allocating nothing in between).
+    within_settling(|| u8::try_from(STATUS.load(SeqCst)).ok()).map_or(Status::Lost, Status::Known)
+}
+
+/// The first `Some` of `look`, asked every millisecond for up to [`SETTLING`].
+fn within_settling<T>(look: impl Fn() -> Option<T>) -> Option<T> {
     let since = std::time::Instant::now();
     loop {
-        if let Ok(status) = u8::try_from(STATUS.load(SeqCst)) {
-            return Status::Known(status);
+        if let Some(found) = look() {
+            return Some(found);
         }
         if since.elapsed() > SETTLING {
-            return Status::Lost;
+            return None;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
@@ -396,9 +428,10 @@ mod tests {
     /// The command the supervisor reaped just before the memory ran out can no longer be
     /// waited for (waitid finds no such child): its status is the one the supervisor
     /// settles, not "not run" and 125. Both moments: in the middle of `settled` (the
-    /// status stored, the command not yet cleared), and before it.
+    /// status stored, the command not yet cleared), and before it. And one being spawned,
+    /// whose pid is not stored yet, may already run: it is waited for too.
     #[test]
-    fn a_command_reaped_just_before_the_memory_ran_out_gives_its_status() {
+    fn a_command_reaped_or_spawned_just_before_the_memory_ran_out_gives_its_status() {
         use nix::sys::wait::{WaitStatus, waitpid};
         use nix::unistd::Pid;
         let reaped = |code: i32| {
@@ -432,6 +465,38 @@ mod tests {
         reaped(3);
         assert_eq!(status_now(), Status::Lost, "an earlier attempt's status");
         settled(3);
+
+        // Being spawned: its pid is not known yet, but it may run. For another thread, not
+        // "not run" (and certainly not the earlier attempt's 3): its status once its pid
+        // comes, or lost.
+        let elsewhere = || std::thread::spawn(status_now);
+        spawning();
+        assert_eq!(
+            elsewhere().join().unwrap(),
+            Status::Lost,
+            "a pid that never came"
+        );
+        let waiting = elsewhere();
+        let child = std::process::Command::new("/bin/sh")
+            .args(["-c", "exit 4"])
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        running(pid);
+        assert_eq!(waiting.join().unwrap(), Status::Known(4), "a pid that came");
+        let _ = waitpid(Pid::from_raw(pid), None);
+        settled(4);
+
+        // The spawning thread itself, out of memory before its fork: nothing of this
+        // attempt runs, and the earlier attempt's status stands.
+        spawning();
+        assert_eq!(status_now(), Status::Known(4), "the spawning thread");
+        settled(6);
+        assert_eq!(
+            elsewhere().join().unwrap(),
+            Status::Known(6),
+            "not spawned after all"
+        );
     }
 
     /// Room is the limit less what is mapped: none where no limit is set.

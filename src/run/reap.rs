@@ -36,7 +36,8 @@ fn wait_any(stops: bool) -> Waited {
     }
     loop {
         let mut status: libc::c_int = 0;
-        // SAFETY: waitpid writes only the status it is given a pointer to.
+        // SAFETY: waitpid writes only into `status`, a live c_int. (Raw, not nix's waitpid,
+        // which reaps the child and then refuses a status with a real-time signal in it.)
         let pid = unsafe { libc::waitpid(-1, &mut status, flags) };
         match pid {
             0 => return Waited::Nothing,

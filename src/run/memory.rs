@@ -20,8 +20,9 @@
 //! read only where a limit is set: without one a check is one `getrlimit`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::io::Read;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering::SeqCst};
 
 use anyhow::{Result, bail};
 use nix::sys::resource::{Resource, getrlimit};
@@ -106,15 +107,23 @@ static STATUS: AtomicI32 = AtomicI32::new(-1);
 static STARTED: AtomicBool = AtomicBool::new(false);
 /// The command is being spawned: it may run, and its pid is not known yet.
 static SPAWNING: AtomicBool = AtomicBool::new(false);
-/// The thread that spawns it (its kernel thread id).
-static SPAWNER: AtomicI32 = AtomicI32::new(0);
+/// How many spawns have begun; the thread making the last one holds its number in
+/// [`SPAWN_HERE`].
+static SPAWNS: AtomicU32 = AtomicU32::new(0);
+
+thread_local! {
+    /// The number of the spawn this thread began (a constant-initialised cell, read
+    /// without allocating).
+    static SPAWN_HERE: Cell<u32> = const { Cell::new(0) };
+}
 /// Set by the first thread that found no memory; any other then waits for it for good.
 static FAILED: AtomicBool = AtomicBool::new(false);
 
 /// The command is about to be spawned: from here until [`running`] (or [`settled`], if it
 /// cannot be), it may run before its pid is known.
 pub fn spawning() {
-    SPAWNER.store(nix::unistd::gettid().as_raw(), SeqCst);
+    let spawn = SPAWNS.fetch_add(1, SeqCst).wrapping_add(1);
+    SPAWN_HERE.set(spawn);
     SPAWNING.store(true, SeqCst);
 }
 
@@ -197,7 +206,7 @@ fn status_now() -> Status {
     // Being spawned: wait for its pid (a command that could not be spawned is settled),
     // unless this is the spawning thread, which has not forked it yet: the parent's side
     // of the fork allocates nothing until `running`.
-    let spawner = SPAWNER.load(SeqCst) == nix::unistd::gettid().as_raw();
+    let spawner = SPAWN_HERE.get() == SPAWNS.load(SeqCst);
     let Some(pid) = within_settling(|| {
         // SPAWNING first: `running` clears it only after storing the pid.
         let spawning = SPAWNING.load(SeqCst) && !spawner;

@@ -444,11 +444,7 @@ mod tests {
         use nix::sys::wait::{WaitStatus, waitpid};
         use nix::unistd::Pid;
         let reaped = |code: i32| {
-            let child = std::process::Command::new("/bin/sh")
-                .args(["-c", &format!("exit {code}")])
-                .spawn()
-                .unwrap();
-            let pid = i32::try_from(child.id()).unwrap();
+            let pid = exiting_with(code);
             running(pid);
             // Reaped, as the supervisor reaps it.
             let ended = waitpid(Pid::from_raw(pid), None).unwrap();
@@ -486,11 +482,7 @@ mod tests {
             "a pid that never came"
         );
         let waiting = elsewhere();
-        let child = std::process::Command::new("/bin/sh")
-            .args(["-c", "exit 4"])
-            .spawn()
-            .unwrap();
-        let pid = i32::try_from(child.id()).unwrap();
+        let pid = exiting_with(4);
         running(pid);
         assert_eq!(waiting.join().unwrap(), Status::Known(4), "a pid that came");
         let _ = waitpid(Pid::from_raw(pid), None);
@@ -506,6 +498,18 @@ mod tests {
             Status::Known(6),
             "not spawned after all"
         );
+    }
+
+    /// Starts `sh -c 'exit <code>'`; the caller reaps it by its pid with `waitpid`, as the
+    /// supervisor reaps the command (not through `Child`, which the code under test never
+    /// sees).
+    #[expect(clippy::zombie_processes, reason = "reaped by pid with waitpid")]
+    fn exiting_with(code: i32) -> i32 {
+        let child = std::process::Command::new("/bin/sh")
+            .args(["-c", &format!("exit {code}")])
+            .spawn()
+            .unwrap();
+        i32::try_from(child.id()).unwrap()
     }
 
     /// Room is the limit less what is mapped: none where no limit is set.

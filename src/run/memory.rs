@@ -191,7 +191,7 @@ enum Status {
     Known(u8),
     /// No command has run.
     NotRun,
-    /// The command ended, but its status did not reach [`settled`] in time.
+    /// The command may have run, but its pid or its status did not come in time.
     Lost,
 }
 

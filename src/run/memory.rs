@@ -224,9 +224,12 @@ fn status_now() -> Status {
     if let Some(status) = reap::wait_for_end(pid) {
         return Status::Known(status);
     }
-    // It cannot be waited for: the supervisor has reaped it, and stores its status
-    // (`reap::reap` calls `settled` at once, allocating nothing in between).
-    within_settling(|| u8::try_from(STATUS.load(SeqCst)).ok()).map_or(Status::Lost, Status::Known)
+    // It cannot be waited for: the supervisor has reaped it, and `reap::reap` records its
+    // status at once, allocating nothing in between (and `settled` follows).
+    within_settling(|| {
+        reap::status_of_reaped(pid).or_else(|| u8::try_from(STATUS.load(SeqCst)).ok())
+    })
+    .map_or(Status::Lost, Status::Known)
 }
 
 /// The first `Some` of `look`, asked every millisecond for up to [`SETTLING`].

@@ -6,6 +6,7 @@
 //! that an enum of named signals lacks (the real-time ones, 34 to 64) would never be seen to
 //! end, and crontap-run would wait for it for ever.
 
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -69,11 +70,28 @@ pub fn reap(child: Pid, terminal: Option<Terminal>) -> Option<Outcome> {
         } else if let Some(outcome) = Outcome::from_wait(status) {
             // At once, before anything here could allocate: a run with no memory left
             // exits with this status, and can no longer wait for the reaped command.
-            crate::run::memory::settled(outcome.exit_code());
+            record_reaped(pid, outcome.exit_code());
             ended = Some(outcome);
         }
     }
     ended
+}
+
+/// The command reaped last: its pid in the high half, crontap-run's status for it in the
+/// low byte; 0 before any. One word, so that it is read whole without a lock.
+static REAPED: AtomicU64 = AtomicU64::new(0);
+
+fn record_reaped(pid: libc::pid_t, status: u8) {
+    let pid = u64::from(pid.unsigned_abs());
+    REAPED.store(pid << 32 | u64::from(status), SeqCst);
+}
+
+/// crontap-run's status for the command `pid`, if [`reap`] has reaped it (and no later
+/// command since). Allocates nothing: `run::memory` asks it when no memory is left and
+/// the command can no longer be waited for.
+pub fn status_of_reaped(pid: libc::pid_t) -> Option<u8> {
+    let reaped = REAPED.load(SeqCst);
+    (pid > 0 && reaped >> 32 == u64::from(pid.unsigned_abs())).then_some(reaped as u8)
 }
 
 /// Whether the command has exited, seen without reaping it (so its group id stays its own).
@@ -191,4 +209,53 @@ fn stop_with_the_command(child: Pid, terminal: Terminal) {
         terminal.give_to(child);
     }
     send(child, Signal::SIGCONT);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nix::sys::wait::{WaitStatus, waitpid};
+    use nix::unistd::{ForkResult, fork};
+
+    use crate::run::process::exit_now;
+
+    /// `reap` records the command's status the moment it reaps it, so that a run with no
+    /// memory left, which can no longer wait for it, still exits with it. Done in a forked
+    /// child, where the command is the only grandchild: `reap` waits for any child, and
+    /// would take other tests' children in this process. The child allocates nothing.
+    #[test]
+    fn the_reaped_commands_status_is_recorded_at_once() {
+        // SAFETY: the child only forks, waits, reaps (system calls on its stack) and exits;
+        // the grandchild only exits.
+        match unsafe { fork() }.unwrap() {
+            ForkResult::Child => {
+                // SAFETY: as above.
+                let command = match unsafe { fork() } {
+                    Ok(ForkResult::Child) => exit_now(3),
+                    Ok(ForkResult::Parent { child }) => child,
+                    Err(_) => exit_now(10),
+                };
+                while !has_exited(command) {
+                    std::thread::yield_now();
+                }
+                let before = status_of_reaped(command.as_raw());
+                let outcome = reap(command, None);
+                let after = status_of_reaped(command.as_raw());
+                exit_now(match (before, outcome, after) {
+                    (None, Some(Outcome::Exited(3)), Some(3)) => 0,
+                    (Some(_), _, _) => 11,
+                    (_, _, None) => 12,
+                    _ => 13,
+                })
+            }
+            ForkResult::Parent { child } => {
+                let ended = waitpid(child, None).unwrap();
+                assert_eq!(
+                    ended,
+                    WaitStatus::Exited(child, 0),
+                    "10: no fork; 11: recorded before the reap; 12: not recorded; 13: wrong"
+                );
+            }
+        }
+    }
 }

@@ -27,6 +27,7 @@
 //! its signal pipe cannot be made, so the room is checked before its runtime is built.
 
 use anyhow::{Result, bail};
+use nix::sys::resource::{Resource, getrlimit};
 
 /// Descriptors a run needs at the moment of the first spawn, beyond those already open:
 /// the runtime and its signal pipe (6), the output pipes (4), the spawn's socket pair (2).
@@ -81,7 +82,9 @@ fn counted() -> Option<(u64, usize)> {
     }
     // Descriptor numbers at or above the limit may be open (inherited) but take no room.
     let open = (0..soft as i32)
-        // SAFETY: F_GETFD only asks whether the descriptor is open.
+        // SAFETY: F_GETFD reads a descriptor's flags and touches no memory; for a number that
+        // is not open it fails with EBADF. Raw, because a `BorrowedFd` (nix's `fcntl` takes
+        // one) may only be made of a descriptor that is open, which is what is asked.
         .filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1)
         .count();
     Some((soft, open))
@@ -103,11 +106,7 @@ pub fn spawn_error(err: &std::io::Error) -> anyhow::Error {
 
 /// The soft `RLIMIT_NOFILE`.
 fn soft_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the limit into `limit`.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    (rc == 0).then_some(limit.rlim_cur)
+    getrlimit(Resource::RLIMIT_NOFILE)
+        .ok()
+        .map(|(soft, _)| soft)
 }

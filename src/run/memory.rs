@@ -20,13 +20,15 @@
 //! read only where a limit is set: without one a check is one `getrlimit`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::io::Read;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering::SeqCst};
 
 use anyhow::{Result, bail};
+use nix::sys::resource::{Resource, getrlimit};
 
 use crate::run::outcome::OWN_ERROR;
-use crate::run::reap;
+use crate::run::{process, reap};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -59,11 +61,16 @@ const START: u64 = MIB;
 /// The C library's allocator, and one line and an orderly exit where it has no memory left.
 pub struct Allocator;
 
-// SAFETY: every call goes to `System` unchanged; only a null result is acted on, and that
-// action never returns.
+// SAFETY: every block comes from `System` and goes back to it with the caller's layout
+// unchanged, so `GlobalAlloc`'s contract (a returned block is valid for its layout until it
+// is freed; `dealloc` and `realloc` get only blocks of ours) is `System`'s. The only thing
+// added is what happens to a null result: `out_of_memory` never returns and never unwinds
+// (it exits the process, or parks the thread), so no caller sees null and no allocation
+// panics. Nothing is pooled or kept: there is no state of ours to be copied into a child
+// forked while another thread allocates (the C library's allocator takes that care).
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller keeps `alloc`'s contract, which is `System`'s.
+        // SAFETY: the caller keeps `alloc`'s contract (a non-zero size), which is `System`'s.
         checked(unsafe { System.alloc(layout) })
     }
 
@@ -73,12 +80,14 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with `layout`.
+        // SAFETY: the caller gives a block of this allocator with its layout; every such
+        // block came from `System` with that layout.
         unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as for `dealloc`; the caller keeps `realloc`'s contract.
+        // SAFETY: as for `dealloc`; the caller keeps `realloc`'s contract (a non-zero
+        // `new_size` that does not overflow with the alignment).
         checked(unsafe { System.realloc(ptr, layout, new_size) })
     }
 }
@@ -96,13 +105,35 @@ static COMMAND: AtomicI32 = AtomicI32::new(0);
 static STATUS: AtomicI32 = AtomicI32::new(-1);
 /// An attempt of the command has been started.
 static STARTED: AtomicBool = AtomicBool::new(false);
+/// The command is being spawned: it may run, and its pid is not known yet.
+static SPAWNING: AtomicBool = AtomicBool::new(false);
+/// How many spawns have begun; the thread making the last one holds its number in
+/// [`SPAWN_HERE`].
+static SPAWNS: AtomicU32 = AtomicU32::new(0);
+
+thread_local! {
+    /// The number of the spawn this thread began (a constant-initialised cell, read
+    /// without allocating).
+    static SPAWN_HERE: Cell<u32> = const { Cell::new(0) };
+}
 /// Set by the first thread that found no memory; any other then waits for it for good.
 static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// The command is about to be spawned: from here until [`running`] (or [`settled`], if it
+/// cannot be), it may run before its pid is known.
+pub fn spawning() {
+    let spawn = SPAWNS.fetch_add(1, SeqCst).wrapping_add(1);
+    SPAWN_HERE.set(spawn);
+    SPAWNING.store(true, SeqCst);
+}
 
 /// The command's process `pid` has been started.
 pub fn running(pid: i32) {
     STARTED.store(true, SeqCst);
+    // Its status is not known yet: an earlier attempt's must not be taken for it.
+    STATUS.store(-1, SeqCst);
     COMMAND.store(pid, SeqCst);
+    SPAWNING.store(false, SeqCst);
 }
 
 /// Whether an attempt of the command has been started in this run.
@@ -115,6 +146,7 @@ pub fn command_started() -> bool {
 pub fn settled(status: u8) {
     STATUS.store(i32::from(status), SeqCst);
     COMMAND.store(0, SeqCst);
+    SPAWNING.store(false, SeqCst);
 }
 
 /// No memory left: one line, then the run's status (see the module's header). Allocates
@@ -134,22 +166,84 @@ fn out_of_memory() -> ! {
         line.number(limit / 1024);
         line.push(b" KiB");
     }
-    let status = match COMMAND.load(SeqCst) {
-        0 => STATUS.load(SeqCst),
-        // The output threads go on copying while this one waits.
-        pid => reap::wait_for_end(pid).map_or(-1, i32::from),
-    };
-    match u8::try_from(status) {
-        Ok(status) => {
+    let status = status_now();
+    match status {
+        Status::Known(status) => {
             line.push(b"; the rest of the run (its report, history, metrics) is skipped; exit ");
             line.number(u64::from(status));
         }
-        Err(_) => line.push(b"; the command was not run"),
+        Status::NotRun => line.push(b"; the command was not run"),
+        Status::Lost => line.push(b"; the command's status was lost"),
     }
     line.write();
-    let status = u8::try_from(status).unwrap_or(OWN_ERROR);
-    // SAFETY: _exit ends the process at once, as nothing else can be done without memory.
-    unsafe { libc::_exit(i32::from(status)) }
+    let status = match status {
+        Status::Known(status) => status,
+        Status::NotRun | Status::Lost => OWN_ERROR,
+    };
+    // At once: exit handlers and buffered output would want memory there is none of.
+    process::exit_now(status)
+}
+
+/// What a run with no memory left knows of the status it exits with.
+#[derive(Debug, PartialEq)]
+enum Status {
+    /// The command's, once it has ended, or the run's verdict.
+    Known(u8),
+    /// No command has run.
+    NotRun,
+    /// The command may have run, but its pid or its status did not come in time.
+    Lost,
+}
+
+/// How long a run with no memory left waits for what another thread stores in the next few
+/// instructions, allocating nothing in between: the pid of a command being spawned, the
+/// status of one the supervisor has reaped.
+const SETTLING: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The status a run with no memory left exits with, waiting for the command if it runs.
+/// Allocates nothing.
+fn status_now() -> Status {
+    // Being spawned: wait for its pid (a command that could not be spawned is settled),
+    // unless this is the spawning thread, which has not forked it yet: the parent's side
+    // of the fork allocates nothing until `running`.
+    let spawner = SPAWN_HERE.get() == SPAWNS.load(SeqCst);
+    let Some(pid) = within_settling(|| {
+        // SPAWNING first: `running` clears it only after storing the pid.
+        let spawning = SPAWNING.load(SeqCst) && !spawner;
+        match COMMAND.load(SeqCst) {
+            0 if spawning => None,
+            pid => Some(pid),
+        }
+    }) else {
+        return Status::Lost;
+    };
+    if pid == 0 {
+        return u8::try_from(STATUS.load(SeqCst)).map_or(Status::NotRun, Status::Known);
+    }
+    // The output threads go on copying while this one waits.
+    if let Some(status) = reap::wait_for_end(pid) {
+        return Status::Known(status);
+    }
+    // It cannot be waited for: the supervisor has reaped it, and `reap::reap` records its
+    // status at once, allocating nothing in between (and `settled` follows).
+    within_settling(|| {
+        reap::status_of_reaped(pid).or_else(|| u8::try_from(STATUS.load(SeqCst)).ok())
+    })
+    .map_or(Status::Lost, Status::Known)
+}
+
+/// The first `Some` of `look`, asked every millisecond for up to [`SETTLING`].
+fn within_settling<T>(look: impl Fn() -> Option<T>) -> Option<T> {
+    let since = std::time::Instant::now();
+    loop {
+        if let Some(found) = look() {
+            return Some(found);
+        }
+        if since.elapsed() > SETTLING {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 /// One line on stderr, built without allocating.
@@ -202,8 +296,8 @@ pub extern "C" fn refuse_if_no_room() {
         line.push(b"crontap-run: ");
         line.push(err.to_string().as_bytes());
         line.write();
-        // SAFETY: nothing has started yet that would need to end in order.
-        unsafe { libc::_exit(i32::from(OWN_ERROR)) }
+        // Nothing has started yet that would need to end in order.
+        process::exit_now(OWN_ERROR)
     }
 }
 
@@ -239,15 +333,10 @@ fn room() -> Option<(u64, u64)> {
     Some((limit, mapped().unwrap_or(0)))
 }
 
-/// The soft `RLIMIT_AS`; `None` where there is none.
+/// The soft `RLIMIT_AS`; `None` where there is none. Allocates nothing.
 fn soft_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the limit into `limit`.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
-    (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+    let (soft, _) = getrlimit(Resource::RLIMIT_AS).ok()?;
+    (soft != libc::RLIM_INFINITY).then_some(soft)
 }
 
 /// The address space mapped now: the first field of `/proc/self/statm`, in pages. Read
@@ -318,8 +407,7 @@ mod tests {
                     }
                 }
                 let _ = nix::unistd::write(&write, b"ok");
-                // SAFETY: ends the child without running the parent's exit handlers.
-                unsafe { libc::_exit(0) }
+                process::exit_now(0)
             }
             nix::unistd::ForkResult::Parent { child } => {
                 drop(write);
@@ -347,6 +435,84 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The command the supervisor reaped just before the memory ran out can no longer be
+    /// waited for (waitid finds no such child): its status is the one the supervisor
+    /// settles, not "not run" and 125. Both moments: in the middle of `settled` (the
+    /// status stored, the command not yet cleared), and before it. And one being spawned,
+    /// whose pid is not stored yet, may already run: it is waited for too.
+    #[test]
+    fn a_command_reaped_or_spawned_just_before_the_memory_ran_out_gives_its_status() {
+        use nix::sys::wait::{WaitStatus, waitpid};
+        use nix::unistd::Pid;
+        let reaped = |code: i32| {
+            let pid = exiting_with(code);
+            running(pid);
+            // Reaped, as the supervisor reaps it.
+            let ended = waitpid(Pid::from_raw(pid), None).unwrap();
+            assert_eq!(ended, WaitStatus::Exited(Pid::from_raw(pid), code));
+        };
+
+        reaped(7);
+        STATUS.store(7, SeqCst);
+        assert_eq!(status_now(), Status::Known(7), "in the middle of `settled`");
+
+        reaped(9);
+        let waiting = std::thread::spawn(status_now);
+        settled(9);
+        assert_eq!(
+            waiting.join().unwrap(),
+            Status::Known(9),
+            "before `settled`"
+        );
+        assert_eq!(status_now(), Status::Known(9), "after `settled`");
+
+        // A later attempt's command, reaped before its status is stored: not the earlier
+        // attempt's status (9), but lost.
+        reaped(3);
+        assert_eq!(status_now(), Status::Lost, "an earlier attempt's status");
+        settled(3);
+
+        // Being spawned: its pid is not known yet, but it may run. For another thread, not
+        // "not run" (and certainly not the earlier attempt's 3): its status once its pid
+        // comes, or lost.
+        let elsewhere = || std::thread::spawn(status_now);
+        spawning();
+        assert_eq!(
+            elsewhere().join().unwrap(),
+            Status::Lost,
+            "a pid that never came"
+        );
+        let waiting = elsewhere();
+        let pid = exiting_with(4);
+        running(pid);
+        assert_eq!(waiting.join().unwrap(), Status::Known(4), "a pid that came");
+        let _ = waitpid(Pid::from_raw(pid), None);
+        settled(4);
+
+        // The spawning thread itself, out of memory before its fork: nothing of this
+        // attempt runs, and the earlier attempt's status stands.
+        spawning();
+        assert_eq!(status_now(), Status::Known(4), "the spawning thread");
+        settled(6);
+        assert_eq!(
+            elsewhere().join().unwrap(),
+            Status::Known(6),
+            "not spawned after all"
+        );
+    }
+
+    /// Starts `sh -c 'exit <code>'`; the caller reaps it by its pid with `waitpid`, as the
+    /// supervisor reaps the command (not through `Child`, which the code under test never
+    /// sees).
+    #[expect(clippy::zombie_processes, reason = "reaped by pid with waitpid")]
+    fn exiting_with(code: i32) -> i32 {
+        let child = std::process::Command::new("/bin/sh")
+            .args(["-c", &format!("exit {code}")])
+            .spawn()
+            .unwrap();
+        i32::try_from(child.id()).unwrap()
     }
 
     /// Room is the limit less what is mapped: none where no limit is set.

@@ -137,7 +137,8 @@ fn count_arrivals(counts: &Arc<Counts>, sig: Signal) -> std::io::Result<()> {
                 );
             }
             if let Some(wake) = counts.wake.get() {
-                // Fails only when the pipe is full, so already readable.
+                // Fails only when the pipe is full, so already readable, or once the
+                // supervisor is gone with the read end (EPIPE: crontap-run ignores SIGPIPE).
                 let _ = nix::unistd::write(wake, &[1]);
             }
         })

@@ -82,6 +82,10 @@ const SLOTS: usize = 65;
 /// The first stop request (SIGTERM, SIGINT, SIGQUIT) is kept too: the run's report then gets
 /// only the shutdown budget.
 ///
+/// Each signal has this one handler, registered once: from the supervisor's start the log
+/// counts SIGCHLD too, and every arrival then wakes the supervisor's event loop ([`Wake`]),
+/// so nothing registers a second handler (tokio's signal streams) for a wake-up.
+///
 /// The run makes one at start-up. Whether an attempt was stopped is decided once, by the
 /// supervisor, as it passes a stop request on
 /// ([`Finished::stopped`](super::finished::Finished)); a pause reports what ended it.

@@ -2,20 +2,19 @@
 //!
 //! The command is executed directly, never through a shell (a file without `#!` runs with
 //! `/bin/sh`, as `execvp` and `env` run it: see [`exec`]), as the leader of its own process
-//! group, with the signal state crontap-run inherited ([`Inherited`]). stdin is
-//! inherited; stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged
-//! (or into the run's [`Hold`], with `--output on-failure`) and keep a tail of each for the
-//! summary.
+//! group, with the signal state crontap-run inherited ([`Inherited`]). stdin is inherited;
+//! stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged (or into the
+//! run's [`Hold`], with `--output on-failure`) and keep a tail of each for the summary.
 //!
-//! While it runs, crontap-run forwards signals to the group ([`FORWARDED`](super::signals::FORWARDED)),
-//! enforces `--timeout` and the lease, and reaps every child that ends: as PID 1 of a
-//! container every orphan in it is re-parented to crontap-run, and elsewhere crontap-run
-//! makes itself the child subreaper so the job's orphans come to it rather than to init.
-//! Nothing is sent to the group once its leader has been reaped, so a reused process id is
-//! never signalled. This file sets the attempt up and runs the event loop; what each event
-//! does, and the command's states (running, stopping with a SIGKILL time, killed), are in
-//! [`watch`]. When the attempt has ended, its output is drained ([`Copies::finish`], in
-//! [`output`](super::output)).
+//! While it runs, crontap-run forwards signals to the group
+//! ([`FORWARDED`](super::signals::FORWARDED)), enforces `--timeout` and the lease, and
+//! reaps every child that ends: as PID 1 of a container every orphan in it is re-parented
+//! to crontap-run, and elsewhere crontap-run makes itself the child subreaper so the job's
+//! orphans come to it rather than to init. Nothing is sent to the group once its leader
+//! has been reaped, so a reused process id is never signalled. This file sets the attempt
+//! up and runs the event loop; what each event does, and the command's states (running,
+//! stopping with a SIGKILL time, killed), are in [`watch`]. When the attempt has ended,
+//! its output is drained ([`Copies::finish`], in [`output`](super::output)).
 
 use std::cell::Cell;
 use std::ffi::OsString;
@@ -130,10 +129,10 @@ impl Supervisor {
     }
 
     /// Waits `delay` between two attempts, unless a signal that ends jobs
-    /// ([`TERMINATION`](super::signals::TERMINATION)) arrives, or arrived since the last attempt ended: then
-    /// returns it, and no attempt follows. Signals meant for a running job (SIGUSR1,
-    /// SIGUSR2, SIGWINCH) have none to go to and are dropped. Orphans that end meanwhile are
-    /// reaped.
+    /// ([`TERMINATION`](super::signals::TERMINATION)) arrives, or arrived since the last
+    /// attempt ended: then returns it, and no attempt follows. Signals meant for a running
+    /// job (SIGUSR1, SIGUSR2, SIGWINCH) have none to go to and are dropped. Orphans that end
+    /// meanwhile are reaped.
     pub fn pause(&self, delay: Duration) -> Option<Signal> {
         let mut seen = self.seen.get();
         let ending = self.runtime.block_on(async {

@@ -379,7 +379,7 @@ fn print_mebibytes(scrubber: &Scrubber, words: &[&String]) {
             rows.push((fastest, *unit, many_lines));
         }
     }
-    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    rows.sort_by_key(|row| std::cmp::Reverse(row.0));
     println!("scrub, then collapse traces, 1 MiB of one unit repeated: fastest of 3, worst first");
     for (time, unit, many_lines) in rows {
         let kind = if many_lines { "many lines" } else { "one line" };

@@ -22,12 +22,16 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::Read;
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering::SeqCst};
 
 use anyhow::{Result, bail};
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::resource::{Resource, getrlimit};
 
 use crate::run::outcome::OWN_ERROR;
+use crate::run::write::write_all;
 use crate::run::{process, reap};
 
 const MIB: u64 = 1024 * 1024;
@@ -99,6 +103,12 @@ fn checked(ptr: *mut u8) -> *mut u8 {
     ptr
 }
 
+/// What an allocation that fails here would do: for the tests' fault points, which cannot
+/// make the C library's allocator fail at a chosen moment.
+pub fn fail_as_if_out_of_memory() -> ! {
+    out_of_memory()
+}
+
 /// The process id of the command while it runs; 0 when none does.
 static COMMAND: AtomicI32 = AtomicI32::new(0);
 /// The status crontap-run exits with once the command has ended; -1 before.
@@ -118,6 +128,41 @@ thread_local! {
 }
 /// Set by the first thread that found no memory; any other then waits for it for good.
 static FAILED: AtomicBool = AtomicBool::new(false);
+/// Threads copying the command's output now ([`copying`] to [`copied`]), less those that
+/// have passed all of it on without memory.
+static COPIES: AtomicU32 = AtomicU32::new(0);
+
+thread_local! {
+    /// On a thread that copies the command's output: the pipe it reads, and crontap-run's own
+    /// stream that output goes to ([`copying`]).
+    static COPYING: Cell<Option<(RawFd, BorrowedFd<'static>)>> = const { Cell::new(None) };
+    /// The bytes that copy has read and not yet written on ([`in_hand`]).
+    static IN_HAND: Cell<(*const u8, usize)> = const { Cell::new((std::ptr::null(), 0)) };
+}
+
+/// The copy on this thread has read `bytes` and will write them on next (empty once it has):
+/// with no memory left before it does, they are written first.
+pub fn in_hand(bytes: &[u8]) {
+    IN_HAND.set((bytes.as_ptr(), bytes.len()));
+}
+
+/// This thread copies the command's output from `source` on to `to`, crontap-run's own
+/// stdout or stderr (also where the output is held: with no memory left, held output is
+/// passed through). Should the memory run out, on this thread or another, it goes on passing
+/// that output on without allocating (see [`out_of_memory`]). [`copied`] must follow before
+/// `source` is closed, on this thread.
+pub fn copying(source: BorrowedFd<'_>, to: BorrowedFd<'static>) {
+    COPIES.fetch_add(1, SeqCst);
+    COPYING.set(Some((source.as_raw_fd(), to)));
+}
+
+/// This thread's copy (see [`copying`]) has ended; its pipe may be closed.
+pub fn copied() {
+    IN_HAND.set((std::ptr::null(), 0));
+    if COPYING.take().is_some() {
+        COPIES.fetch_sub(1, SeqCst);
+    }
+}
 
 /// The command is about to be spawned: from here until [`running`] (or [`settled`], if it
 /// cannot be), it may run before its pid is known.
@@ -153,7 +198,14 @@ pub fn settled(status: u8) {
 /// nothing, and uses only calls that are safe in any state of the allocator.
 #[cold]
 fn out_of_memory() -> ! {
-    if FAILED.swap(true, SeqCst) {
+    let ending = !FAILED.swap(true, SeqCst);
+    if let Some((source, to)) = COPYING.get() {
+        // A copy of the command's output must not stop reading: the command would block on
+        // its full pipe, and the run, which waits for the command to end, with it.
+        pass_on_without_memory(source, to, ending);
+        COPIES.fetch_sub(1, SeqCst);
+    }
+    if !ending {
         // Another thread is ending the run; this one must not go on without memory.
         loop {
             nix::unistd::pause();
@@ -175,6 +227,8 @@ fn out_of_memory() -> ! {
         Status::NotRun => line.push(b"; the command was not run"),
         Status::Lost => line.push(b"; the command's status was lost"),
     }
+    // The other copies pass on what the command left in its pipes, and then the line.
+    within_settling(|| (COPIES.load(SeqCst) == 0).then_some(()));
     line.write();
     let status = match status {
         Status::Known(status) => status,
@@ -182,6 +236,53 @@ fn out_of_memory() -> ! {
     };
     // At once: exit handlers and buffered output would want memory there is none of.
     process::exit_now(status)
+}
+
+/// What a copy of the command's output does when no memory is left (see [`copying`]):
+/// passes on what the command writes into `source`, through a buffer on this thread's stack,
+/// until the pipe ends; on the thread that ends the run (`ending`), also once the command
+/// has ended and nothing more came for a moment. Allocates nothing.
+fn pass_on_without_memory(source: RawFd, to: BorrowedFd<'static>, ending: bool) {
+    // SAFETY: `source` is the pipe of the copy running on this thread: `copying` stored it
+    // when the copy began, and `copied` takes it out before the copy returns and its pipe
+    // is closed. This runs on that thread, from an allocation inside the copy, and never
+    // returns into it (the thread then ends the run, or parks for good), so the pipe is open
+    // for as long as this borrow is used.
+    let source = unsafe { BorrowedFd::borrow_raw(source) };
+    let (read, len) = IN_HAND.get();
+    if len > 0 {
+        // SAFETY: `in_hand` stored these from a slice of the copy's read buffer, which the
+        // copy owns and keeps until it returns; the copy is on this thread, and never
+        // resumes (see above), so the buffer is there and nothing writes to it.
+        let _ = write_all(to, unsafe { std::slice::from_raw_parts(read, len) });
+    }
+    let mut buf = [0u8; 4096];
+    loop {
+        let mut fds = [PollFd::new(source, PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(100u8)) {
+            Ok(0) if ending && command_ended() => return,
+            Ok(_) | Err(Errno::EINTR) => {}
+            Err(_) => return,
+        }
+        match nix::unistd::read(source, &mut buf) {
+            Ok(0) => return,
+            // A destination that is gone is no reason to stop reading.
+            Ok(n) => drop(write_all(to, &buf[..n])),
+            Err(Errno::EINTR | Errno::EAGAIN) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Whether the command has ended, or none runs. Allocates nothing.
+fn command_ended() -> bool {
+    match COMMAND.load(SeqCst) {
+        0 => !SPAWNING.load(SeqCst),
+        pid => {
+            reap::has_exited(nix::unistd::Pid::from_raw(pid))
+                || reap::status_of_reaped(pid).is_some()
+        }
+    }
 }
 
 /// What a run with no memory left knows of the status it exits with.

@@ -7,11 +7,16 @@
 //! `learned` (percent-encoded, JSON- and shell-escaped, hex), in base64 (the run of base64
 //! characters that carries one goes whole), and cut by a line break (`wrapped`).
 //!
-//! One automaton finds them all in one pass: the `regex` crate's lazy DFA, given the
-//! spellings as one escaped alternation (a DFA over literals is Aho-Corasick's automaton;
-//! the `aho-corasick` crate would cost about 190 KB of the static binary, which has less
-//! than 50 KB to spare). It is built only when something was learned or is known, which
-//! only a failure reaches.
+//! One automaton finds them all in one pass: the `aho-corasick` crate's, built from every
+//! spelling of every value (in time linear in their total length) and run over the text in
+//! time linear in the text, however many values there are. ASCII letters match in either
+//! case; a value with other letters is also looked for in lower and upper case whole. A
+//! second automaton finds the base64 cores, which match only as they are. Both are built
+//! only when something was learned or is known, which only a failure reaches.
+//!
+//! Nothing skips the removal: when an automaton cannot be built (more states than its
+//! identifiers can number), every text goes whole as the marker ([`Remover::remove`]), as
+//! no value that should go can be told from the rest.
 //!
 //! The automaton and the wrapped ends also read a copy of the text as a reader sees it
 //! (`view`: JSON `\u` escapes decoded, ANSI escape sequences and no-break spaces dropped,
@@ -20,24 +25,27 @@
 
 mod view;
 
-use regex::{Regex, RegexBuilder};
+use std::collections::HashSet;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::learned;
-use super::marker::{self, Overlap};
+use super::marker::{self, Overlap, REDACTED};
 use super::wrapped;
 
-/// The bytes the DFA's cache may take: enough that a few hundred values' states fit, so it
-/// never gives up on the DFA for a slower engine.
-const DFA_CACHE: usize = 8 << 20;
+/// The automaton's kind: a contiguous NFA (its failure links followed at most once per
+/// byte of the text on average, so the search stays linear) takes a few bytes per pattern
+/// byte, where a DFA would take a row of transitions per state.
+const KIND: AhoCorasickKind = AhoCorasickKind::ContiguousNFA;
 /// Most bytes read either way from a base64 core for the run that carries it.
 const BASE64_REACH: usize = 4096;
 
 /// The learned values, as the automata that find them.
 pub(crate) struct Remover {
-    /// Every value's spellings, in any case.
-    spelled: Option<Regex>,
-    /// Every value's base64 cores, as they are.
-    base64: Option<Regex>,
+    /// Every value's spellings, in any case; `Err` when it could not be built.
+    spelled: Result<Option<AhoCorasick>, Unbuilt>,
+    /// Every value's base64 cores, as they are; `Err` when it could not be built.
+    base64: Result<Option<AhoCorasick>, Unbuilt>,
     /// The values themselves, for the ends a line break cut.
     values: Vec<String>,
 }
@@ -45,31 +53,40 @@ pub(crate) struct Remover {
 impl Remover {
     /// The automata for `values` (already filtered: `learned::worth_learning`).
     pub(crate) fn new(values: Vec<String>) -> Remover {
-        let mut spelled: Vec<String> = values.iter().flat_map(|v| learned::spellings(v)).collect();
-        let mut cores: Vec<String> = values
-            .iter()
-            .flat_map(|v| learned::base64_cores(v))
-            .collect();
+        let spelled = values.iter().flat_map(|v| {
+            let mut spellings = learned::spellings(v);
+            if !v.is_ascii() {
+                // The automaton folds ASCII letters only: other letters' cases whole.
+                spellings.extend(learned::spellings(&v.to_lowercase()));
+                spellings.extend(learned::spellings(&v.to_uppercase()));
+            }
+            spellings
+        });
+        let cores = values.iter().flat_map(|v| learned::base64_cores(v));
         Remover {
-            spelled: alternation(&mut spelled, true),
-            base64: alternation(&mut cores, false),
+            spelled: automaton(spelled, true),
+            base64: automaton(cores, false),
             values,
         }
     }
 
     /// `text` with every occurrence of every value replaced by the marker; `None` when there
-    /// was none.
+    /// was none. When an automaton could not be built, the whole text is the marker: what
+    /// it would have removed cannot be found otherwise, and sending it is a leak.
     pub(crate) fn remove(&self, text: &str) -> Option<String> {
+        let (Ok(spelled), Ok(base64)) = (&self.spelled, &self.base64) else {
+            return (text != REDACTED).then(|| REDACTED.to_owned());
+        };
         let mut spans: Vec<(usize, usize)> = Vec::new();
         let view = view::View::of(text);
-        if let Some(spelled) = &self.spelled {
+        if let Some(spelled) = spelled {
             spans.extend(spelled.find_iter(text).map(|m| (m.start(), m.end())));
             if let Some(view) = &view {
                 let found = spelled.find_iter(&view.text);
                 spans.extend(found.map(|m| view.back(m.start(), m.end())));
             }
         }
-        if let Some(base64) = &self.base64 {
+        if let Some(base64) = base64 {
             spans.extend(
                 base64
                     .find_iter(text)
@@ -97,24 +114,37 @@ impl Remover {
     }
 }
 
-/// One pattern matching any of `literals`, longest first (where two start at the same
-/// place the longer wins); `None` when there are none or the pattern will not build (the
-/// other layers still run).
-fn alternation(literals: &mut Vec<String>, any_case: bool) -> Option<Regex> {
-    literals.retain(|l| !l.is_empty());
-    if literals.is_empty() {
-        return None;
+/// An automaton could not be built (more states than it can number).
+#[derive(Debug)]
+struct Unbuilt;
+
+/// The automaton that finds any of `literals` (ASCII letters in either case when
+/// `any_case`), the longest where two start at the same place; `None` when there are none.
+fn automaton(
+    literals: impl Iterator<Item = String>,
+    any_case: bool,
+) -> Result<Option<AhoCorasick>, Unbuilt> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut patterns: Vec<String> = Vec::new();
+    for literal in literals {
+        let literal = match any_case {
+            true => literal.to_ascii_lowercase(),
+            false => literal,
+        };
+        if !literal.is_empty() && seen.insert(literal.clone()) {
+            patterns.push(literal);
+        }
     }
-    literals.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-    literals.dedup();
-    let escaped: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
-    RegexBuilder::new(&escaped.join("|"))
-        .case_insensitive(any_case)
-        .unicode(true)
-        .size_limit(32 << 20)
-        .dfa_size_limit(DFA_CACHE)
-        .build()
-        .ok()
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostLongest)
+        .ascii_case_insensitive(any_case)
+        .kind(Some(KIND))
+        .build(&patterns)
+        .map(Some)
+        .map_err(|_| Unbuilt)
 }
 
 /// The run of base64 characters (and its `=` padding) around `start..end`, within

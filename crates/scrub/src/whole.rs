@@ -27,25 +27,23 @@ mod view;
 
 use std::collections::HashSet;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous::{self, NFA};
+use aho_corasick::{Input, MatchKind};
 
 use super::learned;
 use super::marker::{self, Overlap, REDACTED};
 use super::wrapped;
 
-/// The automaton's kind: a contiguous NFA (its failure links followed at most once per
-/// byte of the text on average, so the search stays linear) takes a few bytes per pattern
-/// byte, where a DFA would take a row of transitions per state.
-const KIND: AhoCorasickKind = AhoCorasickKind::ContiguousNFA;
 /// Most bytes read either way from a base64 core for the run that carries it.
 const BASE64_REACH: usize = 4096;
 
 /// The learned values, as the automata that find them.
 pub(crate) struct Remover {
     /// Every value's spellings, in any case; `Err` when it could not be built.
-    spelled: Result<Option<AhoCorasick>, Unbuilt>,
+    spelled: Result<Option<NFA>, Unbuilt>,
     /// Every value's base64 cores, as they are; `Err` when it could not be built.
-    base64: Result<Option<AhoCorasick>, Unbuilt>,
+    base64: Result<Option<NFA>, Unbuilt>,
     /// The values themselves, for the ends a line break cut.
     values: Vec<String>,
 }
@@ -56,7 +54,7 @@ impl Remover {
         let spelled = values.iter().flat_map(|v| {
             let mut spellings = learned::spellings(v);
             if !v.is_ascii() {
-                // The automaton folds ASCII letters only: other letters' cases whole.
+                // Only ASCII letters are read in either case: other letters' cases whole.
                 spellings.extend(learned::spellings(&v.to_lowercase()));
                 spellings.extend(learned::spellings(&v.to_uppercase()));
             }
@@ -80,18 +78,17 @@ impl Remover {
         let mut spans: Vec<(usize, usize)> = Vec::new();
         let view = view::View::of(text);
         if let Some(spelled) = spelled {
-            spans.extend(spelled.find_iter(text).map(|m| (m.start(), m.end())));
+            // The spellings are in lower case: ASCII letters are matched in either case by
+            // reading the text in lower case too (the same bytes at the same offsets).
+            spans.extend(matches(spelled, &text.to_ascii_lowercase()));
             if let Some(view) = &view {
-                let found = spelled.find_iter(&view.text);
-                spans.extend(found.map(|m| view.back(m.start(), m.end())));
+                let found = matches(spelled, &view.text.to_ascii_lowercase());
+                spans.extend(found.into_iter().map(|(s, e)| view.back(s, e)));
             }
         }
         if let Some(base64) = base64 {
-            spans.extend(
-                base64
-                    .find_iter(text)
-                    .map(|m| base64_run(text, m.start(), m.end())),
-            );
+            let found = matches(base64, text).into_iter();
+            spans.extend(found.map(|(s, e)| base64_run(text, s, e)));
         }
         match &view {
             Some(view) => spans.extend(
@@ -118,12 +115,17 @@ impl Remover {
 #[derive(Debug)]
 struct Unbuilt;
 
-/// The automaton that finds any of `literals` (ASCII letters in either case when
-/// `any_case`), the longest where two start at the same place; `None` when there are none.
+/// The automaton that finds any of `literals` (in ASCII lower case when `any_case`, for a
+/// text read in lower case), the longest where two start at the same place; `None` when there are none.
+///
+/// A contiguous NFA: its failure links are followed at most once per byte of the text on
+/// average, so the search is linear, and it takes a few bytes per pattern byte, where a DFA
+/// takes a row of transitions per state. (Used directly rather than through `AhoCorasick`,
+/// which would link the other kinds' code into the binary for nothing.)
 fn automaton(
     literals: impl Iterator<Item = String>,
     any_case: bool,
-) -> Result<Option<AhoCorasick>, Unbuilt> {
+) -> Result<Option<NFA>, Unbuilt> {
     let mut seen: HashSet<String> = HashSet::new();
     let mut patterns: Vec<String> = Vec::new();
     for literal in literals {
@@ -138,13 +140,27 @@ fn automaton(
     if patterns.is_empty() {
         return Ok(None);
     }
-    AhoCorasick::builder()
+    // Spellings in lower case, matched against the text in lower case, rather than the
+    // automaton's own case folding: that doubles its transitions and takes a set of its
+    // states to build, several times the time for tens of thousands of values.
+    contiguous::Builder::new()
         .match_kind(MatchKind::LeftmostLongest)
-        .ascii_case_insensitive(any_case)
-        .kind(Some(KIND))
         .build(&patterns)
         .map(Some)
         .map_err(|_| Unbuilt)
+}
+
+/// Where `automaton` matches in `text`, one match after another, as byte ranges. (An
+/// unanchored search of an NFA cannot fail; if it did, the whole text would go.)
+fn matches(automaton: &NFA, text: &str) -> Vec<(usize, usize)> {
+    let found = automaton.try_find_iter(Input::new(text));
+    let whole = found.is_err().then_some((0, text.len()));
+    found
+        .into_iter()
+        .flatten()
+        .map(|m| (m.start(), m.end()))
+        .chain(whole)
+        .collect()
 }
 
 /// The run of base64 characters (and its `=` padding) around `start..end`, within

@@ -117,8 +117,8 @@ fn both_pieces_of_a_wrapped_value_leave_exactly_this() {
     const VALUE: &str = "Quartz68copper!Meadow88winter!Winter76river!Silver94falcon!";
     let row = Row {
         stderr: "error: token rejected: Quartz68copper!Meadow88winter!\nWinter76river!Silver94falcon!\nauth: api_key=Quartz68copper!Meadow88winter!Winter76river!Silver94falcon!\n",
-        summary: "exit 1 after 2s: error: token rejected: [REDACTED]",
-        body: "exit 1 after 2s: error: token rejected: [REDACTED]\nerror: token rejected: [REDACTED]\n[REDACTED]\nauth: [REDACTED]",
+        summary: "exit 1 after 2s: auth: [REDACTED]",
+        body: "exit 1 after 2s: auth: [REDACTED]\nerror: token rejected: [REDACTED]\n[REDACTED]\nauth: [REDACTED]",
     };
     let (summary, body) = sent(row.stderr);
     let leaked = (0..=VALUE.len() - 8)

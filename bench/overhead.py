@@ -112,7 +112,10 @@ def strace_counts(binary, env):
             continue
         if rest.startswith("<..."):
             name = rest.split()[1]
-            spawn_at = max(j for j in range(i) if lines[j].startswith(f"{ours} {name}("))
+            # strace pads the pid with spaces: compare the fields, not the line's start.
+            spawn_at = max(j for j in range(i)
+                           if lines[j].split(None, 1)[0] == ours
+                           and lines[j].split(None, 1)[1].startswith(f"{name}("))
         else:
             spawn_at = i
         break

@@ -6,7 +6,9 @@ appends one line per connection to LOG (opened for each line, so the test may em
 between runs):
 
   test-receiver.py http PORTFILE LOG
-      answers every GET with 200 and logs "<path>\t<decoded msg parameter>\t<User-Agent>"
+      answers every GET with 200 and logs "<path>\t<decoded msg parameter>\t<User-Agent>";
+      a POST (a Healthchecks ping with its log) the same, with "<the body's length> bytes"
+      in place of the msg parameter
   test-receiver.py https PORTFILE LOG CERT KEY
       the same over TLS, with the certificate chain CERT and its key KEY (PEM files)
   test-receiver.py raw PORTFILE LOG
@@ -39,6 +41,14 @@ def main():
             msg = query.get("msg", [""])[0]
             # Logged before answering, so the line is there once crontap-run has its answer.
             log(logfile, "\t".join([self.path, msg, self.headers.get("User-Agent", "")]))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length", "0"))
+            body = self.rfile.read(length)
+            log(logfile, "\t".join([self.path, f"{len(body)} bytes", self.headers.get("User-Agent", "")]))
             self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()

@@ -805,6 +805,79 @@ heartbeat_tests() {
     ok "$what: success ping (User-Agent $name/$version), quiet; exit 3 with the scrubbed fail ping; a job killed by SIGTERM exits 143, as does one whose crontap-run got SIGTERM, each with its fail ping; a missing command exits 127 with its fail ping"
 }
 
+echo "== the x86_64 static binary under every address-space limit"
+# DESIGN, "Exit status": under every address-space limit (ulimit -v) in which the command
+# alone runs, crontap-run runs it and exits with its status (a report there is no memory for
+# is skipped with one line naming the limit), or refuses before starting it with 125 and one
+# line naming the limit; never an abort (134) or a segfault of its own. tests/integration/
+# memory.rs holds that for the debug build; this is the binary users get. Below the limit at
+# which the kernel can map the binary at all, nothing of it runs (the exec is killed with
+# SIGSEGV, which the shell running it reports): allowed only below the first limit at which
+# it answered, never above.
+# as_floor: the lowest limit, in 1 MiB steps down from 16 MiB, at which sh -c 'exit 5' exits 5.
+as_floor=16384
+while [ "$as_floor" -gt 1024 ] && (ulimit -v $((as_floor - 1024)) && exec sh -c 'exit 5') 2>/dev/null; [ $? -eq 5 ]; do
+    as_floor=$((as_floor - 1024))
+done
+as_state=$work/as-state
+as_metrics=$work/as-metrics
+mkdir -m 0700 "$as_state" "$as_metrics"
+printf '%s\n' "$ping_url" >"$work/as-url"
+chmod 0600 "$work/as-url"
+as_sweep() { # WHAT REPORTS ARGS...: every limit from as_floor to 16 MiB with crontap-run ARGS
+    # (REPORTS: yes where ARGS name a heartbeat URL)
+    local what=$1 reports=$2 kib answered=0 lines
+    shift 2
+    for ((kib = as_floor; kib <= 16384; kib += 1024)); do
+        : >"$work/ping.log"
+        run sh -c 'ulimit -v "$1" && shift && exec "$@"' sh "$kib" "$bin" -q "$@" -- \
+            sh -c 'echo ran; echo "error: password=hunter2 failed" >&2; exit 5'
+        no_token "$what, ulimit -v $kib"
+        lines=$(grep -c '^crontap-run' <<<"$err" || true)
+        case $rc in
+        5)
+            if [ "$out" != ran ] || [ "$lines" -gt 1 ] ||
+                { [ "$lines" -eq 1 ] && ! grep -q 'address-space limit (ulimit -v)' <<<"$err"; }; then
+                show
+                fail "$what, ulimit -v $kib: the command's status, but not its output and at most one line naming the limit"
+            fi
+            answered=1
+            ;;
+        125)
+            if [ "$answered" -eq 1 ]; then
+                show
+                fail "$what, ulimit -v $kib: refused at a limit above one at which the command ran"
+            fi
+            if [ -n "$out" ] || [ "$lines" -ne 1 ] || ! grep -q 'address-space limit (ulimit -v)' <<<"$err"; then
+                show
+                fail "$what, ulimit -v $kib: 125 without exactly one line naming the limit, or the command ran"
+            fi
+            [ ! -s "$work/ping.log" ] || fail "$what, ulimit -v $kib: refused, but a ping was sent"
+            ;;
+        139)
+            # The kernel could not map the binary: nothing of crontap-run ran.
+            if [ "$answered" -eq 1 ] || [ -n "$out$err" ]; then
+                show
+                fail "$what, ulimit -v $kib: a segfault after crontap-run had answered at a lower limit"
+            fi
+            ;;
+        *)
+            show
+            fail "$what, ulimit -v $kib: exit $rc (never 134 or any other)"
+            ;;
+        esac
+    done
+    if [ "$rc" -ne 5 ] || { [ "$reports" = yes ] && [ ! -s "$work/ping.log" ]; }; then
+        fail "$what: at 16 MiB the run did not complete with its report"
+    fi
+}
+as_sweep "no URL" no --url-env CRONTAP_NO_SUCH_VARIABLE
+as_sweep "a URL" yes --url-file "$work/as-url"
+as_sweep "Healthchecks" yes --url-file "$work/as-url" --protocol healthchecks
+as_sweep "every feature" yes --url-file "$work/as-url" --protocol healthchecks --output on-failure \
+    --state-dir "$as_state" --job as-sweep --no-overlap --once-per 1s --metrics-dir "$as_metrics" --timeout 1m
+ok "x86_64 static: from ulimit -v $as_floor KiB (sh alone) to 16 MiB, no URL, a URL, Healthchecks and every feature: the command's status with at most one line naming the limit, or 125 with one line before it ran; a segfault only below every limit at which it answered"
+
 echo "== the aarch64 binary under qemu-aarch64-static"
 # Started explicitly under the emulator, with the host's static busybox as the job's shell
 # (an x86_64 program, which the emulated binary starts natively).

@@ -109,10 +109,14 @@ const PREFIX: &str = "crontap_run_";
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Rewrites the job's metrics file with `run` counted in. An error is logged, never
-/// returned: metrics never change how a run ends.
-pub fn record(target: &Target, run: &Run) {
-    if let Err(err) = write(target, run) {
-        tracing::error!("cannot write the metrics file: {err:#}");
+/// returned: metrics never change how a run ends. After a run that printed its own error
+/// (one line, such as the open-files limit that stopped it, which a metrics file cannot be
+/// opened under either), the error is logged at debug level: that run says one line.
+pub fn record(target: &Target, run: &Run, own_error_printed: bool) {
+    match write(target, run) {
+        Err(err) if own_error_printed => tracing::debug!("cannot write the metrics file: {err:#}"),
+        Err(err) => tracing::error!("cannot write the metrics file: {err:#}"),
+        Ok(()) => {}
     }
 }
 

@@ -8,18 +8,24 @@
 use std::io;
 
 use nix::errno::Errno;
+use nix::sys::time::TimeSpec;
+use nix::time::{ClockId, clock_gettime};
 
 /// `N` bytes from the kernel's random source.
 pub fn bytes<const N: usize>() -> io::Result<[u8; N]> {
     let mut bytes = [0u8; N];
     let mut filled = 0;
     while filled < N {
-        // SAFETY: the pointer and length are those of the unfilled part of `bytes`.
-        let n = unsafe { libc::getrandom(bytes[filled..].as_mut_ptr().cast(), N - filled, 0) };
+        let rest = &mut bytes[filled..];
+        // SAFETY: getrandom writes at most `rest.len()` bytes at `rest`, a live &mut slice.
+        // (nix has no getrandom; ring's, through the getrandom crate, costs one more
+        // system call per run to probe for it.)
+        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
         match n {
-            n if n > 0 => filled += n as usize,
-            _ if Errno::last() == Errno::EINTR => continue,
-            _ => return Err(io::Error::last_os_error()),
+            1.. => filled += n as usize,
+            -1 if Errno::last() == Errno::EINTR => continue,
+            -1 => return Err(io::Error::last_os_error()),
+            _ => return Err(io::ErrorKind::UnexpectedEof.into()),
         }
     }
     Ok(bytes)
@@ -64,14 +70,9 @@ fn fallback() -> [u8; 16] {
     let wall = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-    let monotonic = (now.tv_sec as u64).wrapping_mul(1_000_000_000) ^ now.tv_nsec as u64;
-    let place = &now as *const libc::timespec as u64;
+    let now = clock_gettime(ClockId::CLOCK_MONOTONIC).unwrap_or(TimeSpec::new(0, 0));
+    let monotonic = (now.tv_sec() as u64).wrapping_mul(1_000_000_000) ^ now.tv_nsec() as u64;
+    let place = &now as *const TimeSpec as u64;
     let seed =
         wall ^ monotonic.rotate_left(17) ^ place.rotate_left(31) ^ u64::from(std::process::id());
     let mix = |mut z: u64| {

@@ -62,7 +62,10 @@ pub fn run(
                     number: attempt,
                 },
                 &Hooks {
-                    starting: &guard::still_ours,
+                    starting: &|| {
+                        guard::still_ours();
+                        crate::run::memory::spawning();
+                    },
                     started: &|| {
                         guard::command_running();
                         fault::point("command-running");

@@ -226,7 +226,8 @@ impl Effects {
     fn write_metrics(&self, verdict: &Verdict, delivered: &Delivered) {
         fault::point("metrics");
         let Some(target) = &self.metrics else { return };
-        metrics::record(target, &self.metrics_run(verdict, delivered));
+        let run = self.metrics_run(verdict, delivered);
+        metrics::record(target, &run, verdict.own_error_printed);
     }
 
     /// `--metrics-push`: the run's gauges, on their way beside the end report.

@@ -87,8 +87,9 @@ pub struct Verdict {
     pub attempts: u32,
     /// The exit status is the command's own.
     pub command_status: bool,
-    /// crontap-run's own error ended the run and was printed: a history line that cannot be
-    /// written then (the state directory is what is wrong) adds no second error line.
+    /// crontap-run's own error ended the run and was printed: a history line or a metrics
+    /// file that cannot be written then (the state directory, or the open-files limit, is
+    /// what is wrong) adds no second error line.
     pub own_error_printed: bool,
     pub report: Planned,
 }

@@ -169,6 +169,11 @@ impl Reporter {
     /// The command of run `run_id` has started: sends the protocol's start request beside
     /// it, once per run (a dry run prints it). Returns at once.
     pub fn command_started(&self, run_id: &str) {
+        // No URL: nothing to build or send (the end says so, once, without waiting for a
+        // start). A dry run shows the start all the same.
+        if self.url.is_none() && !self.dry_run {
+            return;
+        }
         let url = self.target();
         let Some(request) = self.protocol.get().start(&url, run_id) else {
             return;
@@ -181,7 +186,6 @@ impl Reporter {
             self.start.settle(PingResult::NotSent);
             return;
         }
-        // No URL: the end says so, once.
         let Some(url) = self.url.clone() else {
             self.start.settle(PingResult::NotConfigured);
             return;
@@ -233,8 +237,11 @@ impl Reporter {
         report: &Report,
         handing_over: impl FnOnce() -> bool,
     ) -> PingResult {
-        let target = self.target();
-        let request = self.protocol.get().end(&target, run_id, report);
+        // No URL: nothing to build or send.
+        if self.url.is_none() && !self.dry_run {
+            return PingResult::NotConfigured;
+        }
+        let request = self.protocol.get().end(&self.target(), run_id, report);
         let url = match &self.url {
             _ if self.dry_run => {
                 if handing_over() {

@@ -7,11 +7,11 @@
 //! | what | how many | from | until |
 //! |---|---|---|---|
 //! | the supervision runtime's epoll, its duplicate, its wake-up eventfd | 3 | `Supervisor::new` | the end of the run |
-//! | tokio's signal pipe (a socket pair) and the runtime's duplicate of it | 3 | `Supervisor::new` | the end of the run |
+//! | the signal log's wake-up pipe | 2 | `Supervisor::new` | the end of the run |
 //! | the command's stdout and stderr pipes | 4 | each attempt | write ends: the spawn; read ends: the output drained |
 //! | the standard library's socket pair that reports an `exec` failure | 2 | the spawn | the spawn |
 //! | a lifeline's pipe, its write end (a run that holds state) | 1 | each attempt | the attempt's end |
-//! | the pings' runtime (3) and the signal pipe's duplicate (1) | 4 | the first ping | the run's end (each ping's end where the limit leaves less room than an attempt needs) |
+//! | the pings' runtime | 3 | the first ping | the run's end (each ping's end where the limit leaves less room than an attempt needs) |
 //! | a ping's connection | 1 | each request | the request's end |
 //!
 //! crontap-run's own stdout and stderr are written through descriptors 1 and 2, never
@@ -23,21 +23,26 @@
 //! for all of that room before it takes any state ([`for_run`]).
 //!
 //! Where the limit leaves too little room, that is crontap-run's own error (125, one line
-//! naming the limit), never the command's (126, 127) and never a panic: tokio panics when
-//! its signal pipe cannot be made, so the room is checked before its runtime is built.
+//! naming the limit), never the command's (126, 127) and never a panic: the room is checked
+//! before the supervision runtime is built.
 
 use anyhow::{Result, bail};
+use nix::sys::resource::{Resource, getrlimit};
 
 /// Descriptors a run needs at the moment of the first spawn, beyond those already open:
-/// the runtime and its signal pipe (6), the output pipes (4), the spawn's socket pair (2).
+/// the runtime (3), the signal log's wake-up pipe (2), the output pipes (4), the spawn's
+/// socket pair (2), and one to spare (since the wake-up replaced tokio's signal pipe, which
+/// took one more; the floors the documentation states are kept).
 pub const BEFORE_SPAWN: usize = 12;
 
 /// Descriptors a run that holds state in a directory keeps beside those at the spawn: the
 /// state directory's and its lock's (4), and the lifeline's pipe (1).
 pub const STATE_DIR: usize = 5;
 
-/// Descriptors one ping needs: its runtime (3), a duplicate of the signal pipe (1), and
-/// the signal pipe itself if no runtime made it before (2), its connection (1).
+/// Descriptors one ping needs: its runtime (3) and its connection (1), and 3 more, so that
+/// a start ping sent beside the command leaves a later attempt room for its pipes (tests
+/// `under_every_open_files_limit_the_later_attempts_run_as_the_first`; these 3 were once
+/// tokio's signal pipe and its duplicate, which no ping needs now).
 pub const PING: usize = 7;
 
 /// What a run needs free before it takes any state: what the spawn needs, and what its
@@ -81,7 +86,9 @@ fn counted() -> Option<(u64, usize)> {
     }
     // Descriptor numbers at or above the limit may be open (inherited) but take no room.
     let open = (0..soft as i32)
-        // SAFETY: F_GETFD only asks whether the descriptor is open.
+        // SAFETY: F_GETFD reads a descriptor's flags and touches no memory; for a number that
+        // is not open it fails with EBADF. Raw, because a `BorrowedFd` (nix's `fcntl` takes
+        // one) may only be made of a descriptor that is open, which is what is asked.
         .filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1)
         .count();
     Some((soft, open))
@@ -103,11 +110,7 @@ pub fn spawn_error(err: &std::io::Error) -> anyhow::Error {
 
 /// The soft `RLIMIT_NOFILE`.
 fn soft_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the limit into `limit`.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    (rc == 0).then_some(limit.rlim_cur)
+    getrlimit(Resource::RLIMIT_NOFILE)
+        .ok()
+        .map(|(soft, _)| soft)
 }

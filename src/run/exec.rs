@@ -50,8 +50,11 @@ const NAME_MAX: usize = 255;
 /// are not used.
 pub fn spawn<V: AsRef<OsStr>>(command: &mut Command, env: &[(&OsStr, V)]) -> io::Result<Child> {
     let mut exec = Exec::new(command, env)?;
-    // SAFETY: the hook runs between fork and exec, after the other hooks, and only calls
-    // execve(2) and reads errno, on memory built before the fork.
+    // SAFETY: the hook runs in the child between fork and exec (after the other hooks), where
+    // crontap-run's other threads are gone and may have held the allocator's lock: it only
+    // calls execve(2), reads errno and makes an io::Error of it (a number, not allocated),
+    // on strings and pointer arrays built before the fork. (nix's execve is not used: it
+    // builds its pointer arrays at the call, that is, allocates.)
     unsafe {
         command.pre_exec(move || Err(exec.run()));
     }
@@ -76,9 +79,13 @@ struct Exec {
     _strings: Vec<CString>,
 }
 
-// SAFETY: the raw pointers point into heap buffers that `Exec` owns and never changes; the
-// value is moved into the hook and used only there, in the child.
+// SAFETY (Send): the raw pointers point into the heap buffers of `files` and `_strings`,
+// which `Exec` owns and never changes, so they stay valid wherever the value moves; it is
+// moved into the hook and used only there, in the child.
 unsafe impl Send for Exec {}
+// SAFETY (Sync): `pre_exec` asks for it, but nothing reads an `Exec` through a shared
+// reference: the hook is called through `&mut` (FnMut), once, in the child, and the only
+// writes (`run`, `execve`) take `&mut self`.
 unsafe impl Sync for Exec {}
 
 impl Exec {
@@ -164,7 +171,8 @@ impl Exec {
     /// the error of the last attempt.
     fn execve(&mut self, i: usize) -> Errno {
         let file = self.files[i].as_ptr();
-        // SAFETY: every array is null-terminated and points into strings `self` owns.
+        // SAFETY: `file` is a C string and both arrays are null-terminated arrays of C
+        // strings, all owned by `self`, which outlives the call; execve reads them only.
         unsafe { libc::execve(file, self.argv.as_ptr(), self.envp.as_ptr()) };
         let refused = Errno::last();
         if refused != Errno::ENOEXEC {

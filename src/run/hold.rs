@@ -86,6 +86,13 @@ pub struct Writer {
     which: Which,
 }
 
+impl Writer {
+    /// The stream this writer holds.
+    pub fn which(&self) -> Which {
+        self.which
+    }
+}
+
 impl Hold {
     /// A hold that spills into `dir` and prints to crontap-run's stdout and stderr (a
     /// stream that is not open counts as gone).

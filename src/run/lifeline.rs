@@ -20,16 +20,20 @@
 //! supervisor stopping a process group): in crontap-run's group, the lifeline would die in
 //! the same instant and the job, in its own group, would run on after the lock was released.
 
+use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
 
-use nix::sys::signal::{SigHandler, Signal, killpg, signal};
+use nix::errno::Errno;
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, killpg, sigprocmask};
 use nix::unistd::{ForkResult, Pid, fork};
 
-/// The write end of the lifeline, held by crontap-run; [`Lifeline::release`] tells the
-/// lifeline to exit quietly.
+/// The write end of the lifeline, held by crontap-run (and by the job's first process's
+/// announcer until it is dropped, after the spawn); [`Lifeline::release`] tells the lifeline
+/// to exit quietly.
 pub struct Lifeline {
-    pipe: std::fs::File,
+    pipe: Arc<File>,
 }
 
 impl Lifeline {
@@ -49,28 +53,33 @@ impl Lifeline {
     }
 
     /// What the job's first process calls between fork and exec: tells the lifeline its
-    /// process group. Async-signal-safe.
+    /// process group. Async-signal-safe: `getpid` and one `write` of 4 bytes from the stack
+    /// (a pipe takes up to `PIPE_BUF` bytes whole), nothing allocated. The announcer holds
+    /// its own reference to the pipe, so the descriptor it writes to is open for as long as
+    /// it can be called.
     pub fn announcer(&self) -> impl Fn() + Send + Sync + 'static {
-        let fd = self.pipe.as_raw_fd();
+        let pipe = Arc::clone(&self.pipe);
         move || {
             let pid: i32 = nix::unistd::getpid().as_raw();
-            // SAFETY: write(2) of a 4-byte stack value; the descriptor is crontap-run's pipe,
-            // open in the child until exec closes it.
-            unsafe { libc::write(fd, pid.to_ne_bytes().as_ptr().cast(), 4) };
+            let _ = nix::unistd::write(&*pipe, &pid.to_ne_bytes());
         }
     }
 
     /// The attempt ended (or the job never started): the lifeline exits without touching
     /// the group.
-    pub fn release(mut self) {
-        let _ = self.pipe.write_all(b"x");
+    pub fn release(self) {
+        let _ = (&*self.pipe).write_all(b"x");
     }
 }
 
 fn start() -> io::Result<Lifeline> {
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
-    // SAFETY: the child only makes async-signal-safe calls (signal, close, read, killpg,
-    // _exit) before it exits; it never returns into Rust code.
+    // SAFETY: crontap-run may have other threads (a start ping, an earlier attempt's output
+    // copies), so the child may only make async-signal-safe calls: it closes the write end,
+    // then calls setpgid, sigprocmask (with a set built by sigemptyset and sigaddset), read,
+    // killpg and _exit, and nothing else. It allocates nothing and takes no lock (the
+    // allocator's or any other may be held by a thread that does not exist in the child),
+    // and it never returns into the caller's code.
     match unsafe { fork() }? {
         ForkResult::Child => {
             drop(write);
@@ -81,7 +90,7 @@ fn start() -> io::Result<Lifeline> {
             // job starts, however the two processes are scheduled.
             let _ = nix::unistd::setpgid(child, child);
             Ok(Lifeline {
-                pipe: std::fs::File::from(write),
+                pipe: Arc::new(File::from(write)),
             })
         }
     }
@@ -93,7 +102,10 @@ fn watch(read: OwnedFd) -> ! {
     // with it (see the module notes).
     let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     // Only SIGKILL ends the lifeline: a Ctrl-C or a SIGTERM meant for crontap-run's process
-    // group must not cut it while crontap-run still runs.
+    // group must not cut it while crontap-run still runs. Blocked, they stay pending until
+    // the lifeline exits: the same as ignored for a process that never executes anything,
+    // and it also keeps crontap-run's own handlers, inherited through the fork, from running.
+    let mut blocked = SigSet::empty();
     for sig in [
         Signal::SIGINT,
         Signal::SIGTERM,
@@ -104,9 +116,9 @@ fn watch(read: OwnedFd) -> ! {
         Signal::SIGUSR2,
         Signal::SIGWINCH,
     ] {
-        // SAFETY: installing SIG_IGN runs no code.
-        let _ = unsafe { signal(sig, SigHandler::SigIgn) };
+        blocked.add(sig);
     }
+    let _ = sigprocmask(SigmaskHow::SIG_BLOCK, Some(&blocked), None);
     let mut pid = [0u8; 4];
     if !read_exact(&read, &mut pid) {
         // Released, or crontap-run died, before the job started: nothing to stop.
@@ -124,25 +136,16 @@ fn watch(read: OwnedFd) -> ! {
 fn read_exact(fd: &OwnedFd, buf: &mut [u8]) -> bool {
     let mut filled = 0;
     while filled < buf.len() {
-        // SAFETY: read(2) into the unfilled rest of `buf`.
-        let n = unsafe {
-            libc::read(
-                fd.as_raw_fd(),
-                buf[filled..].as_mut_ptr().cast(),
-                buf.len() - filled,
-            )
-        };
-        match n {
-            1.. => filled += n as usize,
-            0 => return false,
-            _ if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
-            _ => return false,
+        match nix::unistd::read(fd, &mut buf[filled..]) {
+            Ok(0) => return false,
+            Ok(n) => filled += n,
+            Err(Errno::EINTR) => {}
+            Err(_) => return false,
         }
     }
     true
 }
 
 fn exit() -> ! {
-    // SAFETY: _exit ends the process without running Rust or libc exit handlers.
-    unsafe { libc::_exit(0) }
+    crate::run::process::exit_now(0)
 }

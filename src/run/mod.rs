@@ -13,7 +13,8 @@
 //! does;
 //! [`signals`] says which signals are forwarded and why, and records stop requests to
 //! crontap-run itself; [`terminal`] hands the terminal's foreground to the job;
-//! [`lifeline`] kills the job's group if crontap-run dies while it holds state; [`group`]
+//! [`lifeline`] kills the job's group if crontap-run dies while it holds state; [`process`]
+//! lends crontap-run's standard descriptors and ends the process at once; [`group`]
 //! tells whether anything is left in the job's group once its leader has exited;
 //! [`outcome`] turns an exit status into crontap-run's own; [`descriptors`] counts every
 //! file descriptor crontap-run holds and checks that the open-files limit leaves room; [`retry`] decides whether a
@@ -34,6 +35,7 @@ pub(crate) mod lifeline;
 pub mod memory;
 pub mod outcome;
 pub(crate) mod output;
+pub(crate) mod process;
 pub(crate) mod reap;
 pub(crate) mod retry;
 pub mod signals;

@@ -3,13 +3,13 @@
 //! what an attempt has left once they are drained.
 
 use std::io::{self, PipeWriter};
-use std::os::fd::BorrowedFd;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::run::finished::{Finished, Hooks};
 use crate::run::hold::{Hold, Which};
 use crate::run::outcome::SuccessCodes;
+use crate::run::process;
 use crate::run::signals::SignalLog;
 use crate::run::tail::{Kept, Tail};
 use crate::run::tee::{self, Sink, Stream, Tee};
@@ -45,15 +45,10 @@ impl Output {
             if let Some(hold) = hold {
                 return Ok(Sink::Hold(hold.writer(which)));
             }
-            // SAFETY: the Rust runtime opens descriptors 0 to 2 before `main` if they were
-            // closed, and crontap-run never closes them: they stay open for 'static.
-            let own = unsafe {
-                BorrowedFd::borrow_raw(match which {
-                    Which::Stdout => libc::STDOUT_FILENO,
-                    Which::Stderr => libc::STDERR_FILENO,
-                })
-            };
-            Ok(Sink::Pass(own))
+            Ok(Sink::Pass(match which {
+                Which::Stdout => process::stdout(),
+                Which::Stderr => process::stderr(),
+            }))
         };
         let stdout = Tee::start(Stream {
             source: stdout_r.into(),

@@ -6,6 +6,7 @@
 //! that an enum of named signals lacks (the real-time ones, 34 to 64) would never be seen to
 //! end, and crontap-run would wait for it for ever.
 
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -36,7 +37,8 @@ fn wait_any(stops: bool) -> Waited {
     }
     loop {
         let mut status: libc::c_int = 0;
-        // SAFETY: waitpid writes only the status it is given a pointer to.
+        // SAFETY: waitpid writes only into `status`, a live c_int. (Raw, not nix's waitpid,
+        // which reaps the child and then refuses a status with a real-time signal in it.)
         let pid = unsafe { libc::waitpid(-1, &mut status, flags) };
         match pid {
             0 => return Waited::Nothing,
@@ -66,49 +68,82 @@ pub fn reap(child: Pid, terminal: Option<Terminal>) -> Option<Outcome> {
                 stop_with_the_command(child, t);
             }
         } else if let Some(outcome) = Outcome::from_wait(status) {
+            // At once, before anything here could allocate: a run with no memory left
+            // exits with this status, and can no longer wait for the reaped command.
+            record_reaped(pid, outcome.exit_code());
             ended = Some(outcome);
         }
     }
     ended
 }
 
+/// The command reaped last: its pid in the high half, crontap-run's status for it in the
+/// low byte; 0 before any. One word, so that it is read whole without a lock.
+static REAPED: AtomicU64 = AtomicU64::new(0);
+
+fn record_reaped(pid: libc::pid_t, status: u8) {
+    let pid = u64::from(pid.unsigned_abs());
+    REAPED.store(pid << 32 | u64::from(status), SeqCst);
+}
+
+/// crontap-run's status for the command `pid`, if [`reap`] has reaped it (and no later
+/// command since). Allocates nothing: `run::memory` asks it when no memory is left and
+/// the command can no longer be waited for.
+pub fn status_of_reaped(pid: libc::pid_t) -> Option<u8> {
+    let reaped = REAPED.load(SeqCst);
+    (pid > 0 && reaped >> 32 == u64::from(pid.unsigned_abs())).then_some(reaped as u8)
+}
+
 /// Whether the command has exited, seen without reaping it (so its group id stays its own).
 pub fn has_exited(child: Pid) -> bool {
-    // SAFETY: an all-zero siginfo_t is a valid value; waitid writes only into it.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-    // SAFETY: as above; the id is a pid of ours.
-    let found =
-        unsafe { libc::waitid(libc::P_PID, child.as_raw() as libc::id_t, &mut info, flags) };
-    // With WNOHANG, a child that has not exited leaves si_pid 0.
-    // SAFETY: si_pid is set for every waitid result.
-    found == 0 && unsafe { info.si_pid() } != 0
+    matches!(peek_at_exit(child.as_raw(), false), Ok(Some(_)))
 }
 
 /// Waits until the command `pid` has ended, without reaping it (the supervisor may be
 /// waiting for it too), and returns crontap-run's status for that ending: its exit status,
-/// or 128+S. `None` if it cannot be waited for. Allocates nothing: `run::memory` calls it
-/// when no memory is left.
+/// or 128+S. `None` if it cannot be waited for (it has been reaped already). Allocates
+/// nothing: `run::memory` calls it when no memory is left.
 pub fn wait_for_end(pid: libc::pid_t) -> Option<u8> {
-    loop {
-        // SAFETY: an all-zero siginfo_t is a valid value; waitid writes only into it.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let flags = libc::WEXITED | libc::WNOWAIT;
-        // SAFETY: as above.
-        let found = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
-        if found == -1 {
-            match Errno::last() {
-                Errno::EINTR => continue,
-                _ => return None,
-            }
-        }
-        // SAFETY: si_status is set for a child that has exited.
-        let status = unsafe { info.si_status() };
-        return Some(match info.si_code {
-            libc::CLD_EXITED => (status & 0xff) as u8,
-            _ => crate::run::outcome::signal_status(status),
-        });
+    let (code, status) = peek_at_exit(pid, true).ok()??;
+    Some(match code {
+        libc::CLD_EXITED => (status & 0xff) as u8,
+        _ => crate::run::outcome::signal_status(status),
+    })
+}
+
+/// How the child `pid` ended, as `waitid(2)` reports it without reaping it (`WNOWAIT`): its
+/// `si_code` (`CLD_EXITED`, `CLD_KILLED`, `CLD_DUMPED`) and `si_status` (the exit status or
+/// the signal's number). `None` if it has not ended yet and `wait` is false; with `wait`,
+/// waits for it to end. Read raw, as nix's `waitid` would refuse a real-time signal (see the
+/// module's header). Allocates nothing.
+fn peek_at_exit(pid: libc::pid_t, wait: bool) -> nix::Result<Option<(i32, i32)>> {
+    // Not a single process: 0 would mean "any child" to the kernel, a negative one nothing.
+    let id = libc::id_t::try_from(pid)
+        .ok()
+        .filter(|&id| id > 0)
+        .ok_or(Errno::ECHILD)?;
+    let mut flags = libc::WEXITED | libc::WNOWAIT;
+    if !wait {
+        flags |= libc::WNOHANG;
     }
+    // SAFETY: siginfo_t is a C struct of integers and a union of integers and pointers,
+    // for which all zeroes is a valid value.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: waitid writes only into `info`, a valid siginfo_t that outlives the call.
+        let found = unsafe { libc::waitid(libc::P_PID, id, &mut info, flags) };
+        match found {
+            0 => break,
+            _ => match Errno::last() {
+                Errno::EINTR => continue,
+                err => return Err(err),
+            },
+        }
+    }
+    // SAFETY: the union's fields for SIGCHLD are the ones waitid fills; with WNOHANG and
+    // no child ended it leaves them as they were, zero (Linux zeroes them itself).
+    let (pid, status) = unsafe { (info.si_pid(), info.si_status()) };
+    Ok((pid != 0).then_some((info.si_code, status)))
 }
 
 /// Reaps every orphan that has ended, when no command is running (between attempts, and
@@ -174,4 +209,53 @@ fn stop_with_the_command(child: Pid, terminal: Terminal) {
         terminal.give_to(child);
     }
     send(child, Signal::SIGCONT);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nix::sys::wait::{WaitStatus, waitpid};
+    use nix::unistd::{ForkResult, fork};
+
+    use crate::run::process::exit_now;
+
+    /// `reap` records the command's status the moment it reaps it, so that a run with no
+    /// memory left, which can no longer wait for it, still exits with it. Done in a forked
+    /// child, where the command is the only grandchild: `reap` waits for any child, and
+    /// would take other tests' children in this process. The child allocates nothing.
+    #[test]
+    fn the_reaped_commands_status_is_recorded_at_once() {
+        // SAFETY: the child only forks, waits, reaps (system calls on its stack) and exits;
+        // the grandchild only exits.
+        match unsafe { fork() }.unwrap() {
+            ForkResult::Child => {
+                // SAFETY: as above.
+                let command = match unsafe { fork() } {
+                    Ok(ForkResult::Child) => exit_now(3),
+                    Ok(ForkResult::Parent { child }) => child,
+                    Err(_) => exit_now(10),
+                };
+                while !has_exited(command) {
+                    std::thread::yield_now();
+                }
+                let before = status_of_reaped(command.as_raw());
+                let outcome = reap(command, None);
+                let after = status_of_reaped(command.as_raw());
+                exit_now(match (before, outcome, after) {
+                    (None, Some(Outcome::Exited(3)), Some(3)) => 0,
+                    (Some(_), _, _) => 11,
+                    (_, _, None) => 12,
+                    _ => 13,
+                })
+            }
+            ForkResult::Parent { child } => {
+                let ended = waitpid(child, None).unwrap();
+                assert_eq!(
+                    ended,
+                    WaitStatus::Exited(child, 0),
+                    "10: no fork; 11: recorded before the reap; 12: not recorded; 13: wrong"
+                );
+            }
+        }
+    }
 }

@@ -8,11 +8,15 @@
 //! installed here would otherwise replace dispositions the caller chose to ignore (`nohup`
 //! ignores SIGHUP; a shell ignores SIGINT for background jobs).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use std::os::fd::OwnedFd;
+
+use nix::fcntl::OFlag;
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+use tokio::net::unix::pipe;
 
 /// Signals passed on to the job's process group, with the reason each one matters.
 pub const FORWARDED: &[(Signal, &str)] = &[
@@ -78,6 +82,10 @@ const SLOTS: usize = 65;
 /// The first stop request (SIGTERM, SIGINT, SIGQUIT) is kept too: the run's report then gets
 /// only the shutdown budget.
 ///
+/// Each signal has this one handler, registered once: from the supervisor's start the log
+/// counts SIGCHLD too, and every arrival then wakes the supervisor's event loop ([`Wake`]),
+/// so nothing registers a second handler (tokio's signal streams) for a wake-up.
+///
 /// The run makes one at start-up. Whether an attempt was stopped is decided once, by the
 /// supervisor, as it passes a stop request on
 /// ([`Finished::stopped`](super::finished::Finished)); a pause reports what ended it.
@@ -87,6 +95,20 @@ pub struct SignalLog(Arc<Counts>);
 struct Counts {
     arrivals: [AtomicU32; SLOTS],
     first_stop: AtomicUsize,
+    /// The write end of the supervisor's wake-up ([`SignalLog::watch_children`]): each
+    /// handler writes a byte to it after counting its arrival. Unset until a supervisor
+    /// exists.
+    wake: OnceLock<OwnedFd>,
+}
+
+impl Counts {
+    fn new() -> Arc<Counts> {
+        Arc::new(Counts {
+            arrivals: std::array::from_fn(|_| AtomicU32::new(0)),
+            first_stop: AtomicUsize::new(0),
+            wake: OnceLock::new(),
+        })
+    }
 }
 
 /// How many of each signal someone has seen.
@@ -98,35 +120,47 @@ impl Mark {
     pub const START: Mark = Mark([0; SLOTS]);
 }
 
+/// Installs the one handler of `sig`: it counts the arrival, keeps the first stop request,
+/// then wakes the supervisor, in that order (see [`Wake`]). Every signal crontap-run
+/// watches is installed here, once: the log is also the event loop's source of wake-ups,
+/// so no second handler (tokio's) is registered for any of them.
+fn count_arrivals(counts: &Arc<Counts>, sig: Signal) -> std::io::Result<()> {
+    let counts = Arc::clone(counts);
+    // SAFETY: the action makes only atomic operations and, through the `OnceLock` already
+    // set or not (an atomic load), one `write` to a non-blocking pipe, all
+    // async-signal-safe (signal-hook keeps `errno` as it was around the action).
+    let registered = unsafe {
+        signal_hook::low_level::register(sig as i32, move || {
+            counts.arrivals[sig as usize].fetch_add(1, Ordering::SeqCst);
+            if is_stop_request(sig) {
+                let _ = counts.first_stop.compare_exchange(
+                    0,
+                    sig as usize,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                );
+            }
+            if let Some(wake) = counts.wake.get() {
+                // Fails only when the pipe is full, so already readable, or once the
+                // supervisor is gone with the read end (EPIPE: crontap-run ignores SIGPIPE).
+                let _ = nix::unistd::write(wake, &[1]);
+            }
+        })
+    };
+    registered.map(drop)
+}
+
 impl SignalLog {
     /// Starts recording. Signals that crontap-run was started with ignored stay ignored:
     /// whoever started it chose that nothing should react to them. Forwarded signals and
     /// SIGCHLD the caller had blocked are unblocked for crontap-run (the job gets the
     /// caller's mask).
     pub fn install() -> SignalLog {
-        let counts = Arc::new(Counts {
-            arrivals: std::array::from_fn(|_| AtomicU32::new(0)),
-            first_stop: AtomicUsize::new(0),
-        });
+        let counts = Counts::new();
         let mut unblock = SigSet::empty();
         for &(sig, _why) in FORWARDED.iter().filter(|(s, _)| !inherited_ignored(*s)) {
-            let counts = Arc::clone(&counts);
-            // SAFETY: the action makes only atomic operations, which are async-signal-safe.
-            let registered = unsafe {
-                signal_hook::low_level::register(sig as i32, move || {
-                    counts.arrivals[sig as usize].fetch_add(1, Ordering::SeqCst);
-                    if is_stop_request(sig) {
-                        let _ = counts.first_stop.compare_exchange(
-                            0,
-                            sig as usize,
-                            Ordering::SeqCst,
-                            Ordering::SeqCst,
-                        );
-                    }
-                })
-            };
-            match registered {
-                Ok(_) => unblock.add(sig),
+            match count_arrivals(&counts, sig) {
+                Ok(()) => unblock.add(sig),
                 Err(err) => tracing::debug!(%err, signal = sig.as_str(), "cannot watch signal"),
             }
         }
@@ -137,13 +171,38 @@ impl SignalLog {
         SignalLog(counts)
     }
 
+    /// Counts SIGCHLD too, and makes the wake-up that every handler of this log writes to
+    /// after counting: returns its read end, for [`Wake::new`]. For the supervisor, which
+    /// calls it once, before it spawns anything, so that no child's exit can go unseen: an
+    /// exit before this call has no child to come from, and one after it is counted and
+    /// wakes the event loop, whenever that loop starts to wait. A pipe (two descriptors),
+    /// kept to the end of the run.
+    pub fn watch_children(&self) -> std::io::Result<OwnedFd> {
+        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
+        // Set before SIGCHLD is counted, so that its first arrival already wakes.
+        if self.0.wake.set(write).is_err() {
+            return Err(std::io::Error::other(
+                "the signal log has a supervisor already",
+            ));
+        }
+        count_arrivals(&self.0, Signal::SIGCHLD)?;
+        Ok(read)
+    }
+
+    /// Whether SIGCHLD arrived since `mark` (once [`SignalLog::watch_children`] counts it),
+    /// with `mark` moved past it.
+    pub fn children_since(&self, mark: &mut Mark) -> bool {
+        let slot = Signal::SIGCHLD as usize;
+        let now = self.0.arrivals[slot].load(Ordering::SeqCst);
+        let changed = now != mark.0[slot];
+        mark.0[slot] = now;
+        changed
+    }
+
     /// A record no signal reaches, for tests of the parts that read one.
     #[cfg(test)]
     pub fn unwatched() -> SignalLog {
-        SignalLog(Arc::new(Counts {
-            arrivals: std::array::from_fn(|_| AtomicU32::new(0)),
-            first_stop: AtomicUsize::new(0),
-        }))
+        SignalLog(Counts::new())
     }
 
     /// The first stop request crontap-run received, if any.
@@ -204,71 +263,62 @@ impl SignalLog {
         }
     }
 
-    /// Resolves when crontap-run has been told to stop, including before the call; never,
-    /// if no stop signal can be watched.
+    /// Resolves when crontap-run has been told to stop, including before the call. For the
+    /// pings, on runtimes of their own while the supervisor may be waiting on the log's
+    /// wake-up: it looks every [`POLL`] rather than take that wake-up from the supervisor
+    /// (a ping mostly ends before the first look; the shutdown budget is 5 s).
     pub async fn requested(&self) -> Signal {
-        let mut arrivals = wake_on(&STOP_SIGNALS);
         loop {
-            // Checked after the wake-ups exist, so a signal cannot slip between the two.
             if let Some(sig) = self.stop_requested() {
                 return sig;
             }
-            if arrivals.recv().await.is_none() {
-                return std::future::pending().await;
-            }
+            tokio::time::sleep(POLL).await;
         }
     }
 }
 
-/// How often [`SignalLog::wait_ending`] looks.
+/// How often [`SignalLog::wait_ending`] and [`SignalLog::requested`] look.
 const POLL: Duration = Duration::from_millis(10);
 
-/// Wake-ups each time one of `signals` (those crontap-run was not started with ignored)
-/// arrives, for tasks that then read the [`SignalLog`]. Must be called inside a tokio
-/// runtime.
-pub fn wake_on(signals: &[Signal]) -> Wake {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut streams = Vec::with_capacity(signals.len());
-    for &sig in signals.iter().filter(|s| !inherited_ignored(**s)) {
-        match signal(SignalKind::from_raw(sig as i32)) {
-            Ok(stream) => streams.push((sig, stream)),
-            Err(err) => tracing::debug!(%err, signal = sig.as_str(), "cannot watch signal"),
-        }
-    }
-    Wake(streams)
-}
-
-/// The signal streams of [`wake_on`], polled where they are awaited: no task and no channel
-/// between a signal and the task it wakes.
-pub struct Wake(Vec<(Signal, tokio::signal::unix::Signal)>);
+/// The supervisor's wake-up: readable once any signal the log counts has arrived since
+/// the last [`Wake::recv`], forwarded signals and SIGCHLD alike. It is a pipe the log's
+/// handlers write a byte to after counting, and `recv` empties it before its caller reads
+/// the counts; so an arrival is either counted before the pipe was emptied, and read by
+/// the caller, or its byte comes after and wakes the next `recv`: none is missed. The
+/// bytes of arrivals already read make at most one more, empty, round.
+pub struct Wake(pipe::Receiver);
 
 impl Wake {
-    /// Waits for the next arrival of one of the signals and returns it; `None` once none
-    /// can arrive any more (none could be watched, or the runtime is shutting down).
-    pub async fn recv(&mut self) -> Option<Signal> {
-        std::future::poll_fn(|cx| {
-            let mut i = 0;
-            while i < self.0.len() {
-                match self.0[i].1.poll_recv(cx) {
-                    std::task::Poll::Ready(Some(())) => {
-                        return std::task::Poll::Ready(Some(self.0[i].0));
-                    }
-                    std::task::Poll::Ready(None) => drop(self.0.swap_remove(i)),
-                    std::task::Poll::Pending => i += 1,
+    /// Watches `read`, the end [`SignalLog::watch_children`] returned, on the current
+    /// tokio runtime.
+    pub fn new(read: OwnedFd) -> std::io::Result<Wake> {
+        // Unchecked: it is the read end of a pipe made non-blocking.
+        pipe::Receiver::from_owned_fd_unchecked(read).map(Wake)
+    }
+
+    /// Waits until a counted signal arrived since the last call (or before the first), and
+    /// empties the pipe; the caller then reads the log. An error means it cannot be waited
+    /// on.
+    pub async fn recv(&self) -> std::io::Result<()> {
+        let mut bytes = [0u8; 64];
+        loop {
+            self.0.readable().await?;
+            let mut woke = false;
+            loop {
+                match self.0.try_read(&mut bytes) {
+                    Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                    Ok(_) => woke = true,
+                    // Empty: readiness is cleared, and the next byte sets it again.
+                    Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(err) => return Err(err),
                 }
             }
-            match self.0.is_empty() {
-                true => std::task::Poll::Ready(None),
-                false => std::task::Poll::Pending,
+            if woke {
+                return Ok(());
             }
-        })
-        .await
+        }
     }
-}
-
-/// Every forwarded signal, for [`wake_on`].
-pub fn forwarded() -> Vec<Signal> {
-    FORWARDED.iter().map(|(sig, _)| *sig).collect()
 }
 
 /// Signals ignored when crontap-run started (bit n-1 for signal n, as the kernel's sets).

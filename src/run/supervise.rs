@@ -2,20 +2,19 @@
 //!
 //! The command is executed directly, never through a shell (a file without `#!` runs with
 //! `/bin/sh`, as `execvp` and `env` run it: see [`exec`]), as the leader of its own process
-//! group, with the signal state crontap-run inherited ([`signals::Inherited`]). stdin is
-//! inherited; stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged
-//! (or into the run's [`Hold`], with `--output on-failure`) and keep a tail of each for the
-//! summary.
+//! group, with the signal state crontap-run inherited ([`Inherited`]). stdin is inherited;
+//! stdout and stderr go through pipes to [`Tee`]s that pass them on unchanged (or into the
+//! run's [`Hold`], with `--output on-failure`) and keep a tail of each for the summary.
 //!
-//! While it runs, crontap-run forwards signals to the group ([`signals::FORWARDED`]),
-//! enforces `--timeout` and the lease, and reaps every child that ends: as PID 1 of a
-//! container every orphan in it is re-parented to crontap-run, and elsewhere crontap-run
-//! makes itself the child subreaper so the job's orphans come to it rather than to init.
-//! Nothing is sent to the group once its leader has been reaped, so a reused process id is
-//! never signalled. This file sets the attempt up and runs the event loop; what each event
-//! does, and the command's states (running, stopping with a SIGKILL time, killed), are in
-//! [`watch`]. When the attempt has ended, its output is drained ([`Copies::finish`], in
-//! [`output`](super::output)).
+//! While it runs, crontap-run forwards signals to the group
+//! ([`FORWARDED`](super::signals::FORWARDED)), enforces `--timeout` and the lease, and
+//! reaps every child that ends: as PID 1 of a container every orphan in it is re-parented
+//! to crontap-run, and elsewhere crontap-run makes itself the child subreaper so the job's
+//! orphans come to it rather than to init. Nothing is sent to the group once its leader
+//! has been reaped, so a reused process id is never signalled. This file sets the attempt
+//! up and runs the event loop; what each event does, and the command's states (running,
+//! stopping with a SIGKILL time, killed), are in [`watch`]. When the attempt has ended,
+//! its output is drained ([`Copies::finish`], in [`output`](super::output)).
 
 use std::cell::Cell;
 use std::ffi::OsString;
@@ -27,7 +26,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
-use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 
 use crate::run::descriptors;
@@ -41,7 +39,7 @@ use crate::run::memory;
 use crate::run::outcome::Outcome;
 use crate::run::output::{Copies, Output};
 use crate::run::reap;
-use crate::run::signals::{self, Inherited, Mark, SignalLog};
+use crate::run::signals::{Inherited, Mark, SignalLog, Wake};
 use crate::run::terminal::{self, Terminal};
 use crate::run::watch::{Action, Ending, Event, Probe, Watch};
 pub use crate::run::watch::{LeaseDeadline, Limits};
@@ -75,6 +73,8 @@ pub struct ChildSpec<'a> {
 
 /// Runs commands one after another (the attempts of a run) and waits between them.
 pub struct Supervisor {
+    /// Registered with `runtime`'s event loop, so dropped before it.
+    wake: Wake,
     runtime: tokio::runtime::Runtime,
     inherited: Inherited,
     signals: SignalLog,
@@ -87,16 +87,26 @@ impl Supervisor {
     /// command.
     pub fn new(signals: SignalLog, seen: Mark) -> Result<Supervisor> {
         let inherited = Inherited::get();
-        // Before tokio makes its signal pipe, which it cannot fail to make without panicking.
+        // Before the runtime and the wake-up take theirs.
         descriptors::ensure_room(descriptors::BEFORE_SPAWN, "run the command")?;
         // Before any thread starts, so that the output threads inherit it too.
         terminal::block_ttou();
         become_subreaper();
+        // SIGCHLD is counted from here on, before any command is spawned: an exit cannot
+        // come before its handler (see `SignalLog::watch_children`).
+        let wake = signals
+            .watch_children()
+            .context("cannot watch for SIGCHLD")?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .context("cannot start the supervision runtime")?;
+        let wake = {
+            let _entered = runtime.enter();
+            Wake::new(wake).context("cannot watch for SIGCHLD")?
+        };
         Ok(Supervisor {
+            wake,
             runtime,
             inherited,
             signals,
@@ -111,7 +121,7 @@ impl Supervisor {
             attempt,
             hooks,
             self.inherited,
-            &self.signals,
+            (&self.signals, &self.wake),
             &mut seen,
         ));
         self.seen.set(seen);
@@ -119,26 +129,26 @@ impl Supervisor {
     }
 
     /// Waits `delay` between two attempts, unless a signal that ends jobs
-    /// ([`signals::TERMINATION`]) arrives, or arrived since the last attempt ended: then
-    /// returns it, and no attempt follows. Signals meant for a running job (SIGUSR1,
-    /// SIGUSR2, SIGWINCH) have none to go to and are dropped. Orphans that end meanwhile are
-    /// reaped.
+    /// ([`TERMINATION`](super::signals::TERMINATION)) arrives, or arrived since the last
+    /// attempt ended: then returns it, and no attempt follows. Signals meant for a running
+    /// job (SIGUSR1, SIGUSR2, SIGWINCH) have none to go to and are dropped. Orphans that end
+    /// meanwhile are reaped.
     pub fn pause(&self, delay: Duration) -> Option<Signal> {
         let mut seen = self.seen.get();
         let ending = self.runtime.block_on(async {
-            let mut wake = signals::wake_on(&signals::forwarded());
-            let mut child_exits = signal(SignalKind::child()).ok();
             let sleep = tokio::time::sleep(delay);
             tokio::pin!(sleep);
+            let mut polled = false;
             loop {
                 if let Some(sig) = self.signals.ending_since(&mut seen) {
                     return Some(sig);
                 }
+                if self.signals.children_since(&mut seen) {
+                    reap::reap_orphans();
+                }
                 tokio::select! {
-                    _ = wake.recv() => {}
-                    Some(()) = async { child_exits.as_mut()?.recv().await } => {
-                        reap::reap_orphans();
-                    }
+                    woke = self.wake.recv(), if !polled => polled = woke.is_err(),
+                    _ = tokio::time::sleep(GROUP_CHECK), if polled => {}
                     _ = &mut sleep => return None,
                 }
             }
@@ -173,15 +183,15 @@ async fn supervise(
     attempt: Attempt<'_>,
     hooks: &Hooks<'_>,
     inherited: Inherited,
-    signals: &SignalLog,
+    (signals, wake): (&SignalLog, &Wake),
     seen: &mut Mark,
 ) -> Result<Finished> {
     let Attempt { spec, limits, .. } = attempt;
-    // Watched before the child exists, so no exit and no wake-up is missed. The signals
-    // themselves are counted in `signals` from the start of the run.
+    // The signals and SIGCHLD are counted in `signals` since before the child exists, the
+    // forwarded ones from the start of the run, and each arrival wakes `wake`: no exit and
+    // no signal is missed, however early it comes.
     let mut events = Events {
-        child_exits: signal(SignalKind::child()).context("cannot watch for SIGCHLD")?,
-        wake: signals::wake_on(&signals::forwarded()),
+        wake,
         group_check: tokio::time::interval(GROUP_CHECK),
     };
     let Prepared {
@@ -339,13 +349,13 @@ fn prepare(spec: &ChildSpec<'_>, inherited: Inherited) -> Result<Prepared> {
 }
 
 /// Where the supervisor's events come from.
-struct Events {
-    child_exits: tokio::signal::unix::Signal,
-    wake: signals::Wake,
+struct Events<'a> {
+    /// Every signal the log counts, SIGCHLD too.
+    wake: &'a Wake,
     group_check: tokio::time::Interval,
 }
 
-impl Events {
+impl Events<'_> {
     /// Hands every event to `watch` until the command has been reaped, and does what it
     /// says to `child`.
     async fn watch(
@@ -357,23 +367,33 @@ impl Events {
     ) -> Ending {
         // Those that arrived while the attempt was being set up.
         pass_on_signals(&mut watch, child, signals, seen);
+        // Set if the wake-up cannot be waited on (never seen): the command is then looked
+        // at every GROUP_CHECK.
+        let mut polled = false;
         loop {
             let event = tokio::select! {
-                // Signals first: one that arrived with the exit is still passed on.
                 biased;
-                Some(_) = self.wake.recv() => None,
-                _ = self.child_exits.recv() => Some(Event::ChildChanged),
-                _ = self.group_check.tick(), if watch.lingering() => Some(Event::GroupCheck),
-                _ = sleep_until(watch.timeout_at()) => Some(Event::TimeoutDue),
-                _ = sleep_until(watch.lease_stop_at()) => Some(Event::LeaseDue),
-                _ = sleep_until(watch.kill_at()) => Some(Event::KillDue),
+                woke = self.wake.recv(), if !polled => {
+                    if let Err(err) = woke {
+                        tracing::warn!(%err, "cannot wait for signals; polling instead");
+                        polled = true;
+                    }
+                    // Signals first: one that arrived with the exit is passed on before the
+                    // exit is looked at, while the leader's group id is still its own.
+                    pass_on_signals(&mut watch, child, signals, seen);
+                    match signals.children_since(seen) || polled {
+                        true => Event::ChildChanged,
+                        false => continue,
+                    }
+                }
+                _ = self.group_check.tick(), if watch.lingering() || polled => Event::GroupCheck,
+                _ = sleep_until(watch.timeout_at()) => Event::TimeoutDue,
+                _ = sleep_until(watch.lease_stop_at()) => Event::LeaseDue,
+                _ = sleep_until(watch.kill_at()) => Event::KillDue,
             };
-            // Signals that came with an exit are passed on before it is looked at, while the
-            // leader's group id is still its own.
-            if matches!(event, None | Some(Event::ChildChanged)) {
+            if polled {
                 pass_on_signals(&mut watch, child, signals, seen);
             }
-            let Some(event) = event else { continue };
             let actions = watch.on(event, Instant::now(), child);
             if let Some(outcome) = child.perform(&actions) {
                 return watch.ending(outcome);

@@ -21,7 +21,7 @@
 //! crontap-run is told to stop, and when the reader has been stuck for a minute.
 
 use std::io;
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
@@ -29,10 +29,12 @@ use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 
-use crate::run::hold::Writer;
+use crate::fault;
+use crate::run::hold::{Which, Writer};
 use crate::run::signals::SignalLog;
 use crate::run::tail::{LineFeed, Tail};
 use crate::run::write::{STUCK_READER, write_all};
+use crate::run::{memory, process};
 
 /// Bytes of each stream kept for the summary.
 pub const TAIL_BYTES: usize = 32 * 1024;
@@ -67,6 +69,17 @@ pub enum Sink {
 }
 
 impl Sink {
+    /// crontap-run's own stream this output belongs on.
+    fn own_stream(&self) -> BorrowedFd<'static> {
+        match self {
+            Sink::Pass(fd) => *fd,
+            Sink::Hold(writer) => match writer.which() {
+                Which::Stdout => process::stdout(),
+                Which::Stderr => process::stderr(),
+            },
+        }
+    }
+
     /// Writes all of `data`; an error means the destination is gone.
     fn write(&self, data: &[u8]) -> io::Result<()> {
         match self {
@@ -206,8 +219,15 @@ fn pipe_capacity(fd: &OwnedFd) -> u64 {
     nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_GETPIPE_SZ).map_or(64 * 1024, |n| n as u64)
 }
 
-/// The copy itself: blocking reads and writes, as `cat` does them.
+/// The copy itself: blocking reads and writes, as `cat` does them. Should the memory run
+/// out, the copy carries on without it ([`memory::copying`]).
 fn copy(stream: &Stream, shared: &Mutex<Shared>) {
+    memory::copying(stream.source.as_fd(), stream.sink.own_stream());
+    copy_until_the_end(stream, shared);
+    memory::copied();
+}
+
+fn copy_until_the_end(stream: &Stream, shared: &Mutex<Shared>) {
     let mut storage = ReadBuffer::new();
     let buf = storage.as_mut_slice();
     let mut sink_ok = true;
@@ -228,6 +248,7 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
                     return;
                 }
                 Ok(n) => {
+                    memory::in_hand(&buf[..n]);
                     state.bytes_read += n as u64;
                     state.tail.push(&buf[..n]);
                     n
@@ -239,9 +260,13 @@ fn copy(stream: &Stream, shared: &Mutex<Shared>) {
         if let Some(both) = &mut both {
             both.push(&buf[..n]);
         }
+        if fault::at("memory-in-copy") {
+            memory::fail_as_if_out_of_memory();
+        }
         if sink_ok && stream.sink.write(&buf[..n]).is_err() {
             sink_ok = false;
         }
+        memory::in_hand(&[]);
     }
 }
 

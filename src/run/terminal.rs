@@ -8,20 +8,15 @@
 //! (`fg`, `bg`, a job started with `&` and brought to the foreground) works as usual. crontap-run keeps SIGTTOU blocked, which makes these hand-overs possible from the
 //! background and lets the job's output through even when the terminal has `tostop` set.
 
-use std::os::fd::BorrowedFd;
-
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use nix::unistd::{Pid, getpgrp, isatty, tcgetpgrp, tcsetpgrp};
+
+use crate::run::process::stdin;
 
 /// The controlling terminal on stdin.
 #[derive(Clone, Copy)]
 pub struct Terminal {
     own_group: Pid,
-}
-
-fn stdin() -> BorrowedFd<'static> {
-    // SAFETY: fd 0 stays open for the life of the process; crontap-run never closes it.
-    unsafe { BorrowedFd::borrow_raw(0) }
 }
 
 impl Terminal {
@@ -59,12 +54,9 @@ impl Terminal {
 
     /// In the child between fork and exec: take the foreground for the child's new group.
     /// SIGTTOU is blocked here (inherited from crontap-run) until the inherited mask is
-    /// restored after this call.
+    /// restored after this call. Async-signal-safe: two system calls, nothing allocated.
     pub fn claim_in_child() {
-        // SAFETY: getpgrp and tcsetpgrp are async-signal-safe.
-        unsafe {
-            libc::tcsetpgrp(0, libc::getpgrp());
-        }
+        let _ = tcsetpgrp(stdin(), getpgrp());
     }
 }
 

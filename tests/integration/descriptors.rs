@@ -132,7 +132,8 @@ fn no_descriptor_of_crontap_run_reaches_the_job() {
     }
 }
 
-/// With every feature that holds descriptors on (a state directory, held output, and
+/// With every feature that holds descriptors on (a state directory with both its locks,
+/// `--no-overlap`'s and `--once-per`'s, held output, metrics, a timeout, a header, and
 /// Healthchecks' start ping beside the command), the job runs from the open-files limit
 /// the documentation states, 22, and at every limit below it crontap-run exits 125 with one
 /// line naming the limit, before it takes any state; from 25 the start ping always goes out.
@@ -142,11 +143,16 @@ fn with_every_feature_on_the_job_runs_from_the_stated_open_files_floor() {
     const WITH_START_PING: u64 = 25;
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().display().to_string();
+    let metrics = tempfile::tempdir().unwrap();
+    let metrics = metrics.path().display().to_string();
     for limit in 3..=28u64 {
         let receiver = Receiver::start();
         let mut crontap = Crontap::with_url(&receiver.url());
         crontap.args(["-q", "--protocol", "healthchecks", "--output", "on-failure"]);
         crontap.args(["--no-overlap", "--job", "floor", "--state-dir", &state]);
+        // The job fails, so --once-per never finds its period done and every limit runs.
+        crontap.args(["--once-per", "1d", "--metrics-dir", &metrics]);
+        crontap.args(["--timeout", "1h", "--header", "X-Floor: 1"]);
         crontap.args(["--", "sh", "-c", "echo ran; exit 3"]);
         // SAFETY: only system calls between fork and exec.
         unsafe {

@@ -198,6 +198,8 @@ fn under_every_address_space_limit_the_command_runs_or_crontap_run_refuses_in_on
     let crontap = Receiver::start();
     let healthchecks = Receiver::start();
     let both = Receiver::start();
+    let metrics = tempfile::tempdir().unwrap();
+    let metrics = metrics.path().display().to_string();
     let no_overlap = ["--no-overlap", "--job", "memory", "--state-dir", &state];
     let cases = [
         Case {
@@ -225,10 +227,18 @@ fn under_every_address_space_limit_the_command_runs_or_crontap_run_refuses_in_on
             reports: &[],
         },
         Case {
-            name: "Healthchecks, state and held output",
+            name: "every feature: Healthchecks, state, --once-per, held output, metrics, a timeout",
             options: ["--protocol", "healthchecks", "--output", "on-failure"]
                 .iter()
                 .chain(&no_overlap)
+                .chain(&[
+                    "--once-per",
+                    "1d",
+                    "--metrics-dir",
+                    &metrics,
+                    "--timeout",
+                    "1m",
+                ])
                 .map(|s| s.to_string())
                 .collect(),
             url: Some(&both),
@@ -244,6 +254,44 @@ fn under_every_address_space_limit_the_command_runs_or_crontap_run_refuses_in_on
             "{}: first ran at {} KiB",
             case.name,
             first_run / 1024
+        );
+    }
+}
+
+/// A copy of the command's output that finds no memory left (`CRONTAP_FAULT=memory-in-copy`:
+/// both copies fail as an allocation would, after their first read) goes on passing the
+/// output through without allocating: the command, writing more than its pipes hold, is
+/// never blocked on them, every byte arrives, and the run exits with its status after one
+/// line. (Stopping the copy would leave the command blocked on its full pipe and the run
+/// waiting for it, until the timeout stopped it: exit 143.)
+#[test]
+fn an_output_copy_with_no_memory_left_passes_the_output_on_and_the_run_ends_with_its_status() {
+    const BYTES: usize = 4 * 1024 * 1024;
+    for output in ["pass", "on-failure"] {
+        let out = Crontap::new()
+            .env("CRONTAP_FAULT", "memory-in-copy")
+            .args(["-q", "--output", output, "--timeout", "30s", "--"])
+            .args([
+                "sh",
+                "-c",
+                &format!("head -c {BYTES} /dev/zero; head -c {BYTES} /dev/zero >&2; exit 7"),
+            ])
+            .run();
+        assert_eq!(
+            out.code,
+            7,
+            "--output {output}: {}",
+            &out.stderr[out.stderr.len().saturating_sub(300)..]
+        );
+        assert_eq!(out.stdout.len(), BYTES, "--output {output}: stdout");
+        let (zeros, line) = out
+            .stderr
+            .split_at(out.stderr.rfind('\0').map_or(0, |i| i + 1));
+        assert_eq!(zeros.len(), BYTES, "--output {output}: stderr");
+        assert_eq!(
+            line,
+            "crontap-run: out of memory; the rest of the run (its report, history, metrics) is skipped; exit 7\n",
+            "--output {output}"
         );
     }
 }

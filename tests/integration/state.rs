@@ -812,6 +812,66 @@ fn a_killed_crontap_run_takes_its_whole_job_down() {
     assert!(marker.exists(), "the next run did not run: {}", next.stderr);
 }
 
+/// The signals a lifeline must live through: those a terminal, a session's end or a
+/// careless `kill` send (the lifeline module's list). Only SIGKILL may end it.
+const LIFELINE_SURVIVES: [&str; 8] = [
+    "INT", "TERM", "HUP", "QUIT", "PIPE", "USR1", "USR2", "WINCH",
+];
+
+#[test]
+fn the_lifeline_lives_through_every_signal_but_sigkill_and_still_takes_the_job_down() {
+    // The job sends each signal to the lifeline (crontap-run's other child) before it
+    // starts its own child. Had any of them ended the lifeline, nothing would kill the job
+    // when crontap-run is SIGKILLed. (The handlers crontap-run installs before the fork
+    // would also catch most of them, but the lifeline must not depend on when those are
+    // installed: with the default dispositions instead of its own mask this test fails.)
+    let receiver = Receiver::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let gate = Gate::new(dir.path());
+    let pid_file = dir.path().join("pid");
+    let script = format!(
+        "for c in $(cat /proc/$PPID/task/*/children); do [ \"$c\" = $$ ] || lifeline=$c; done; \
+         for s in {signals}; do kill -s $s \"$lifeline\" || exit 9; done; \
+         echo \"lifeline $lifeline\"; {job}",
+        signals = LIFELINE_SURVIVES.join(" "),
+        job = job_with_a_child(&pid_file, &gate, false),
+    );
+    let mut holder = stateful(&receiver, &state)
+        .args(["--no-overlap", "--job", "worker", "--", "sh", "-c", &script])
+        .spawn(Stdio::piped(), Stdio::null());
+    let mut out = std::io::BufReader::new(holder.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let lifeline = line
+        .strip_prefix("lifeline ")
+        .unwrap_or("")
+        .trim()
+        .to_owned();
+    // The job exits first, saying nothing, if a signal ended the lifeline before the next.
+    assert!(
+        !lifeline.is_empty(),
+        "no lifeline, or one of {LIFELINE_SURVIVES:?} ended it: {line:?}"
+    );
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    assert!(
+        alive(&lifeline),
+        "the lifeline died of one of {LIFELINE_SURVIVES:?}"
+    );
+    let worker = std::fs::read_to_string(&pid_file).unwrap();
+    sigkill(&mut holder);
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(worker.trim())),
+        "the job's child outlived its killed crontap-run after its lifeline was signalled"
+    );
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(&lifeline)),
+        "the lifeline stayed after taking the job down"
+    );
+}
+
 #[test]
 fn a_process_the_job_leaves_behind_is_left_alone() {
     // After a normal end the run is over: its lock is free, and a process the job started

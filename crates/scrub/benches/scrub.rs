@@ -24,10 +24,11 @@
 //!
 //! A tail whose first run takes longer than [`BUDGET`] is run once only.
 //!
-//! Then 1 MiB of each of the worst texts of the whole-text scrubber (2026-12-07, issue 43):
-//! `ab-` and `sk_` repeated (once quadratic in `vendor_body`: 56 s for 512 KiB), and the
-//! slowest units of `tests/linear.rs`, each as one line; the fastest of three runs
-//! (`cargo bench -p crontap-scrub -- mib` runs only these).
+//! Then 1 MiB of every unit of `tests/linear.rs` (`tests/units`: every delimiter and prefix a
+//! rule keys on, `ab-` and `sk_` among them, once quadratic in `vendor_body`: 56 s for
+//! 512 KiB), as one line and as many lines; the fastest of three runs, worst first.
+//! `cargo bench -p crontap-scrub -- mib` runs only these, and `-- mib WORD` only the units
+//! that contain WORD.
 
 use std::hint::black_box;
 use std::process::Command;
@@ -35,6 +36,9 @@ use std::time::{Duration, Instant};
 
 use crontap_scrub::text::floor_char_boundary;
 use crontap_scrub::{Scrubber, collapse_traces};
+
+#[path = "../tests/units/mod.rs"]
+mod units;
 
 /// Bytes in a tail.
 const TAIL: usize = 64 * 1024;
@@ -315,8 +319,10 @@ fn main() {
         first_call("line").map_or(f64::NAN, ms)
     );
     let mut worst: Option<(&str, Duration)> = None;
+    let mebibytes_only = words.iter().any(|w| w.as_str() == "mib");
     for (i, (name, tail)) in tails().into_iter().enumerate() {
-        if !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
+        if mebibytes_only || (!words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())))
+        {
             continue;
         }
         let runs = timed_runs(&scrubber, &tail);
@@ -327,7 +333,7 @@ fn main() {
         }
     }
     if words.is_empty() || words.iter().any(|w| w.as_str() == "mib") {
-        print_mebibytes(&scrubber);
+        print_mebibytes(&scrubber, &words);
     }
     if let Some((name, median)) = worst {
         let verdict = if median <= BOUND { "within" } else { "OVER" };
@@ -339,42 +345,88 @@ fn main() {
     }
 }
 
-/// The units repeated to 1 MiB whose times [`print_mebibytes`] prints.
-const MEBIBYTE_UNITS: &[&str] = &[
-    "ab-",
-    "sk_",
-    "jdbc:oracle:thin:a/b@",
-    "sshpass -p a ",
-    "http://u:p@h/",
-    "host name \"a@",
-    "PASS ",
-    // The slowest units of `tests/linear.rs` on 2026-12-07 (issue 43's second look).
-    "a:b:",
-    "ab:",
-    "Pwd=a;",
-    "password: ",
-    "mot de passe: ",
-    "machine h login u password ",
-    "mysql -pa ",
-    "arn:",
-];
+/// Bytes of each text [`print_mebibytes`] times.
+const MEBIBYTE: usize = 1 << 20;
+/// A 1 MiB text whose first scrub takes longer than this is timed once only.
+const SLOW_MEBIBYTE: Duration = Duration::from_secs(2);
 
-/// The fastest of three scrubs of 1 MiB of each of [`MEBIBYTE_UNITS`], one line each.
-fn print_mebibytes(scrubber: &Scrubber) {
-    println!("scrub, then collapse traces, 1 MiB of one unit repeated (one line): fastest of 3");
-    for unit in MEBIBYTE_UNITS {
-        let mut text = unit.repeat((1 << 20) / unit.len() + 1);
-        text.truncate(1 << 20);
-        let fastest = (0..3)
-            .map(|_| {
+/// The fastest of three scrubs (then collapsing traces, as the summary does) of 1 MiB of
+/// each unit of `tests/linear.rs`, as one line and as lines of about 100 bytes (as
+/// `tests/linear.rs` makes them), printed worst first; `words` other than `mib` pick the
+/// units that contain one of them.
+fn print_mebibytes(scrubber: &Scrubber, words: &[&String]) {
+    let picked: Vec<&str> = words
+        .iter()
+        .filter(|w| w.as_str() != "mib")
+        .map(|w| w.as_str())
+        .collect();
+    let mut rows = Vec::new();
+    for unit in units::UNITS {
+        if !picked.is_empty() && !picked.iter().any(|w| unit.contains(w)) {
+            continue;
+        }
+        for many_lines in [false, true] {
+            let text = units::text(unit, MEBIBYTE, many_lines);
+            let mut fastest = Duration::MAX;
+            for _ in 0..3 {
                 let start = Instant::now();
                 summarise(scrubber, &text);
-                start.elapsed()
-            })
-            .min()
-            .unwrap_or_default();
-        println!("  {:47} {:9.2} ms", format!("`{unit}`"), ms(fastest));
+                fastest = fastest.min(start.elapsed());
+                if fastest > SLOW_MEBIBYTE {
+                    break;
+                }
+            }
+            rows.push((fastest, *unit, many_lines));
+        }
     }
+    if picked.is_empty() || picked.iter().any(|w| LEARNED.contains(w)) {
+        // A text that teaches a value a line: the learned values grow with the text.
+        let text = learned_text(MEBIBYTE);
+        let mut fastest = Duration::MAX;
+        for _ in 0..3 {
+            let start = Instant::now();
+            summarise(scrubber, &text);
+            fastest = fastest.min(start.elapsed());
+            if fastest > SLOW_MEBIBYTE {
+                break;
+            }
+        }
+        rows.push((fastest, LEARNED, true));
+    }
+    rows.sort_by_key(|row| std::cmp::Reverse(row.0));
+    println!("scrub, then collapse traces, 1 MiB of one unit repeated: fastest of 3, worst first");
+    for (time, unit, many_lines) in rows {
+        let kind = if many_lines { "many lines" } else { "one line" };
+        println!("  {:9.2} ms  {kind:10}  {unit:?}", ms(time));
+    }
+}
+
+/// The name of [`learned_text`] in the 1 MiB table (and the word that picks it).
+const LEARNED: &str = "password=<16 random hex> then <i> (learned)";
+
+/// `size` bytes of `password=<16 random hex> then <i>` lines, each teaching a fresh value,
+/// with a learned word taught in the middle and seen bare on the last line.
+fn learned_text(size: usize) -> String {
+    let mut rng = fastrand::Rng::with_seed(43);
+    let mut line = |i: usize| {
+        let hex: String = (0..16)
+            .map(|_| char::from(b"0123456789abcdef"[rng.usize(..16)]))
+            .collect();
+        format!("password={hex} then {i}\n")
+    };
+    let mut out = String::with_capacity(size + 64);
+    let mut i = 0;
+    while out.len() < size / 2 {
+        out.push_str(&line(i));
+        i += 1;
+    }
+    out.push_str("login: password=Copper51harbor$\n");
+    while out.len() < size {
+        out.push_str(&line(i));
+        i += 1;
+    }
+    out.push_str("error: retrying as Copper51harbor$ failed\n");
+    out
 }
 
 /// In the child [`first_call`] starts: the time of the first call on tail number `which`

@@ -7,17 +7,19 @@
 //! fastest of each compared, so a fast or a loaded machine moves both alike; no time is
 //! compared with a fixed bound. (Sizes of 16 and 128 KiB keep the whole test to seconds:
 //! a rule that rescans the rest of its line per match is already 64 times slower at the
-//! larger; 1 MiB of the worst units is timed by the bench, `cargo bench -p crontap-scrub
-//! -- mib`.)
+//! larger. At 64 KiB and 1 MiB, one scrub of each unit's 1 MiB texts alone took about a
+//! minute on the loaded 2-core machine of 2026-12-08, so those sizes are the bench's:
+//! `cargo bench -p crontap-scrub -- mib` times 1 MiB of every unit, both ways.)
 //!
-//! The units are written here, not taken from the rules: the separators of tokens and
-//! values, vendor-style prefixes (the rows' literal starts that are shared by many rows),
-//! the names and cues of the structure and form rules, and the cues of the forms read
-//! across lines.
+//! The units (`units`, shared with the bench) are written there, not taken from the rules.
 
 use std::time::{Duration, Instant};
 
 use crontap_scrub::Scrubber;
+
+mod units;
+
+use units::{UNITS, text};
 
 const SMALL: usize = 16 * 1024;
 const LARGE: usize = 128 * 1024;
@@ -29,124 +31,6 @@ const TOO_FAST: Duration = Duration::from_millis(2);
 /// larger is the one that costs, and twice is enough against a pause: a ratio of 32
 /// leaves four times linear's 8.)
 const RUNS: (usize, usize) = (3, 2);
-
-/// Delimiters and prefixes the rules key on.
-const UNITS: &[&str] = &[
-    // The brief's own list.
-    "ab-",
-    "sk_",
-    ":",
-    "=",
-    "/",
-    "@",
-    "-",
-    "_",
-    ".",
-    "\"",
-    "'",
-    " ",
-    "%",
-    "\\",
-    // Glued: a letter pair and a delimiter, so every delimiter sits between token bytes.
-    "ab:",
-    "ab=",
-    "ab/",
-    "ab@",
-    "ab_",
-    "ab.",
-    "ab%",
-    "a:b:",
-    "x1-",
-    "ab-\n",
-    // Vendor-style prefixes shared by many format rows.
-    "ghp_",
-    "github_pat_",
-    "glpat-",
-    "xoxb-",
-    "AKIA",
-    "eyJ",
-    "AIza",
-    "sk-",
-    "pk_live_",
-    "SG.",
-    "hf_",
-    "npm_",
-    "pat",
-    "key-",
-    "AC",
-    "SK",
-    "s.",
-    "00D",
-    // Names and cues of the structure rules and the forms.
-    "password=",
-    "password: ",
-    "\"password\": \"",
-    "token ",
-    "--password ",
-    "-p ",
-    "Authorization: Bearer ",
-    "PASS ",
-    "IDENTIFIED BY '",
-    "user:pw@",
-    "http://u:p@h/",
-    "Pwd=",
-    "?token=",
-    "<password>",
-    "setPassword(\"",
-    "${DB_PASSWORD:-",
-    "jdbc:oracle:thin:a/b@",
-    "sshpass -p a ",
-    "host name \"a@",
-    "Key (api_token)=(",
-    // Cues of the forms read across lines.
-    "password:\n  ",
-    "password: |\n ",
-    "Property: a.password\nValue: \"",
-    "334 UGFzc3dvcmQ6\n -> ",
-    "'[REDACTED]\n",
-    "│   └ '",
-    // More cues the rules key on: schemes and ARNs, flags and their tools, prose names,
-    // `.netrc` lines, XML settings, markers already there, escapes and encodings, the
-    // credential words of other languages, connection strings, hex dumps.
-    "Bearer ",
-    "://",
-    "arn:",
-    "-p",
-    "mysql -pa ",
-    "redis-cli -a ",
-    "api key ",
-    "machine h login u password ",
-    "key=\"k\" value=\"",
-    "[REDACTED]",
-    "%40",
-    "\\u0040",
-    "mot de passe: ",
-    "пароль=",
-    "Pwd=a;",
-    "user:pw@tcp(",
-    "AUTH LOGIN\n334 UGFzc3dvcmQ6\n",
-    "0000: 70 61 73 73  pass\n",
-    // Random-looking runs, with and without a password's punctuation.
-    "Qm3vXr9TtLw2ZpK8sNb4",
-    "Pa55#9hb!",
-    "dGVzdA==",
-];
-
-/// `unit` repeated to `size` bytes, as one line or as lines of about 100 bytes.
-fn text(unit: &str, size: usize, many_lines: bool) -> String {
-    let mut out = String::with_capacity(size + 128);
-    while out.len() < size {
-        out.push_str(unit);
-        if many_lines && out.len() % 128 >= 100 - unit.len().min(99) {
-            out.push('\n');
-        }
-    }
-    while !out.is_char_boundary(size.min(out.len())) {
-        out.pop();
-    }
-    out.truncate(size.min(out.len()));
-    out
-}
 
 /// The fastest of `runs` scrubs of `text`.
 fn fastest(scrubber: &Scrubber, text: &str, runs: usize) -> Duration {

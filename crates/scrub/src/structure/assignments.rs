@@ -19,7 +19,7 @@ use super::super::names::{
     names_a_credential_context, names_a_file, names_a_secret, names_a_secret_after,
 };
 use super::query::is_query_name;
-use super::values::{REACH, ahead, back, value_span};
+use super::values::{Framings, REACH, ahead, back, value_span};
 
 /// The next name and its separator from `at` on: `(name start, name end, separator end)`.
 ///
@@ -107,9 +107,11 @@ fn http_status_at(text: &str, start: usize) -> bool {
 pub(super) fn redact_assignments(text: &str) -> Cow<'_, str> {
     let mut spans = Vec::new();
     let mut at = 0;
+    let mut framings = Framings::default();
     while let Some((name_start, name_end, sep_end)) = next_assignment(text, at) {
         at = name_end;
-        let Some(value) = secret_value(text, name_start, name_end, sep_end) else {
+        let found = secret_value(&mut framings, text, (name_start, name_end), sep_end);
+        let Some(value) = found else {
             continue;
         };
         spans.push(value);
@@ -133,9 +135,9 @@ struct SecretName<'t> {
 /// The range of the secret value of the assignment whose name is `name_start..name_end`
 /// and whose separator ends at `sep_end`, if its name is a secret's and the value is one.
 fn secret_value(
+    framings: &mut Framings,
     text: &str,
-    name_start: usize,
-    name_end: usize,
+    (name_start, name_end): (usize, usize),
     sep_end: usize,
 ) -> Option<(usize, usize)> {
     let found = secret_name(text, name_start, name_end)?;
@@ -180,7 +182,7 @@ fn secret_value(
     if prose_pair && too_short_for_prose(text, from) {
         return None;
     }
-    let (value_start, value_end) = value_span(scope, name_start, from);
+    let (value_start, value_end) = value_span(framings, scope, name_start, from);
     let value_end = value_start + unframed_len(&text[value_start..value_end], &text[value_end..]);
     judged_value(text, found, separator, prose_pair, (value_start, value_end))
 }

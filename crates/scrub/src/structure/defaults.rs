@@ -30,7 +30,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::names::{NOT_SECRETS, names_a_secret};
-use super::values::{REACH, literal_at, value_span};
+use super::values::{Framings, REACH, literal_at, value_span};
 
 /// A string literal naming something, then what makes the next literal its value. Group 1
 /// the name.
@@ -106,6 +106,7 @@ static NAMED_VALUE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn named_values(text: &str, spans: &mut Vec<(usize, usize)>) {
+    let mut framings = Framings::default();
     for caps in NAMED_VALUE.captures_iter(text) {
         let (Some(whole), Some(name), Some(word)) = (caps.get(0), caps.get(1), caps.get(2)) else {
             continue;
@@ -113,7 +114,7 @@ fn named_values(text: &str, spans: &mut Vec<(usize, usize)>) {
         if !names_a_secret(name.as_str()) {
             continue;
         }
-        let (start, end) = value_span(text, word.start(), whole.end());
+        let (start, end) = value_span(&mut framings, text, word.start(), whole.end());
         if is_value(&text[start..end]) {
             spans.push((start, end));
         }

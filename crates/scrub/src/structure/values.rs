@@ -14,7 +14,9 @@
 //!   on the line (`auth=("user", "pw")`, `getpass("Password: ")`).
 //!
 //! A quote that closes the string the name stands in (`input("Password: ")`) leaves an
-//! empty value. Limits: the framing is read within [`REACH`] bytes before the name, and a
+//! empty value. Limits: the framing is read from the start of the name's line, or on a long
+//! line from [`REACH`] to `REACH + WINDOW_STEP` bytes before it (the names of a text are
+//! read left to right, each byte about twice, `Framings`), and a
 //! value's own brackets are looked for within as many after it; an unquoted value with a
 //! blank in it (`password=two words`) goes up to the blank (but a YAML value runs to the
 //! end of its line, and so do plain words to the line's end: `assignments`), and one with
@@ -55,7 +57,13 @@ const AUTH_SCHEMES: &[&str] = &[
 /// range: inside its quotes when quoted (also in escaped JSON, `\"…\"`, and in a list of
 /// one, `["…"]`), else as far as [`bare_end`] reads it. An authorization scheme word takes the
 /// credential after it along.
-pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize, usize) {
+/// `framings` reads the text's framings left to right (one for each text).
+pub(super) fn value_span(
+    framings: &mut Framings,
+    text: &str,
+    name_start: usize,
+    start: usize,
+) -> (usize, usize) {
     // A YAML tag (`password: !!str P@ss`) is not the value.
     let start = yaml_tag_end(text, start);
     if let Some(span) = yaml_block(text, name_start, start) {
@@ -73,7 +81,7 @@ pub(super) fn value_span(text: &str, name_start: usize, start: usize) -> (usize,
     if escaped {
         pos += 1;
     }
-    let framing = Framing::before(text, name_start);
+    let framing = framings.before(text, name_start);
     if let Some(quote) = text[pos..]
         .chars()
         .next()
@@ -191,46 +199,48 @@ pub(super) struct Framing {
     wraps_name: bool,
 }
 
-impl Framing {
-    pub(super) fn before(text: &str, name_start: usize) -> Framing {
-        let floor = back(text, name_start, REACH);
-        let line_start = text[floor..name_start]
-            .rfind('\n')
-            .map_or(floor, |i| floor + i + 1);
-        let b = &text.as_bytes()[line_start..name_start];
-        let mut framing = Framing {
-            closers: Vec::new(),
-            quote: None,
-            separator: None,
-            wraps_name: false,
-        };
-        let mut i = 0;
-        while i < b.len() {
-            // Only quotes, backslashes and brackets change the framing: skip to the next.
-            match b[i..].iter().position(|&c| FRAMES[usize::from(c)]) {
-                Some(n) => i += n,
-                None => break,
-            }
-            match (framing.quote, b[i]) {
-                (Some(_), b'\\') => i += 1,
-                (Some(q), c) if c == q => framing.quote = None,
-                (Some(_), _) => {}
-                // An apostrophe inside a word (`can't`) opens nothing.
-                (None, b'\'') if i > 0 && b[i - 1].is_ascii_alphanumeric() => {}
-                (None, c @ (b'"' | b'\'')) => framing.quote = Some(c),
-                (None, b'(') => framing.closers.push(b')'),
-                (None, b'[') => framing.closers.push(b']'),
-                (None, b'{') => framing.closers.push(b'}'),
-                (None, c @ (b')' | b']' | b'}')) => {
-                    if let Some(at) = framing.closers.iter().rposition(|&x| x == c) {
-                        framing.closers.truncate(at);
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
+/// Bytes between the starts of the windows [`Framings`] reads: a name's framing is read
+/// from the start of its line, or on a longer line from the last multiple of this at least
+/// [`REACH`] bytes before the name (so between [`REACH`] and `REACH + WINDOW_STEP`).
+const WINDOW_STEP: usize = REACH / 2;
+
+/// The framings of the names of one text, read left to right: the brackets and quote open
+/// at the last name read are carried on to the next in the same window, so every byte is
+/// read about twice whatever the names' number (a line of `Pwd=a;` repeated, whose every
+/// name read the 512 bytes before it, markers' brackets included, read each byte 85 times).
+/// A name before the last one read, or in another window, is read afresh.
+#[derive(Default)]
+pub(super) struct Framings {
+    /// The window the state below is for (its lowest start, a multiple of
+    /// [`WINDOW_STEP`]), where it starts (after a line feed, or that start), and how far it
+    /// has been read.
+    floor: usize,
+    start: usize,
+    read: usize,
+    /// The closing brackets of brackets open at `read`, and the quote open there.
+    closers: Vec<u8>,
+    quote: Option<u8>,
+    /// Something has been read.
+    primed: bool,
+}
+
+impl Framings {
+    pub(super) fn before(&mut self, text: &str, name_start: usize) -> Framing {
+        let floor = ceil_char_boundary(
+            text,
+            name_start.saturating_sub(REACH) / WINDOW_STEP * WINDOW_STEP,
+        );
+        let b = text.as_bytes();
+        let same_window = self.primed && self.floor == floor && self.read <= name_start;
+        let from = if same_window { self.read } else { floor };
+        match text[from..name_start].rfind('\n') {
+            Some(n) => self.restart(floor, from + n + 1),
+            None if !same_window => self.restart(floor, floor),
+            None => {}
         }
-        framing.separator = b
+        self.read_to(b, name_start);
+        let line = &b[self.start..name_start];
+        let separator = line
             .iter()
             .rev()
             .find(|c| !matches!(c, b' ' | b'\t' | b'"' | b'\'' | b'\\'))
@@ -238,11 +248,58 @@ impl Framing {
             .filter(|c| b",;&?".contains(c));
         // Read from the middle of a long line, the quotes' parity is unknown: no quote is
         // taken as open, so a value is never judged empty for a quote that may be none.
-        if line_start > 0 && text.as_bytes()[line_start - 1] != b'\n' {
-            framing.quote = None;
+        let mid_line = self.start > 0 && b[self.start - 1] != b'\n';
+        let quote = self.quote.filter(|_| !mid_line);
+        Framing {
+            closers: self.closers.clone(),
+            quote,
+            separator,
+            wraps_name: quote.is_some() && line.last() == quote.as_ref(),
         }
-        framing.wraps_name = framing.quote.is_some() && b.last() == framing.quote.as_ref();
-        framing
+    }
+
+    /// A window from `floor` whose reading starts at `start`, nothing open.
+    fn restart(&mut self, floor: usize, start: usize) {
+        self.floor = floor;
+        self.start = start;
+        self.read = start;
+        self.closers.clear();
+        self.quote = None;
+        self.primed = true;
+    }
+
+    /// Reads the brackets and quotes of `b[self.read..to]`.
+    fn read_to(&mut self, b: &[u8], to: usize) {
+        let mut i = self.read;
+        while i < to {
+            // Only quotes, backslashes and brackets change the framing: skip to the next.
+            match b[i..to].iter().position(|&c| FRAMES[usize::from(c)]) {
+                Some(n) => i += n,
+                None => {
+                    i = to;
+                    break;
+                }
+            }
+            match (self.quote, b[i]) {
+                (Some(_), b'\\') => i += 1,
+                (Some(q), c) if c == q => self.quote = None,
+                (Some(_), _) => {}
+                // An apostrophe inside a word (`can't`) opens nothing.
+                (None, b'\'') if i > self.start && b[i - 1].is_ascii_alphanumeric() => {}
+                (None, c @ (b'"' | b'\'')) => self.quote = Some(c),
+                (None, b'(') => self.closers.push(b')'),
+                (None, b'[') => self.closers.push(b']'),
+                (None, b'{') => self.closers.push(b'}'),
+                (None, c @ (b')' | b']' | b'}')) => {
+                    if let Some(at) = self.closers.iter().rposition(|&x| x == c) {
+                        self.closers.truncate(at);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        self.read = i;
     }
 }
 
@@ -513,8 +570,12 @@ mod tests {
 
     #[test]
     fn framing_is_read_near_the_name() {
-        // A bracket opened more than `REACH` bytes before the name is not seen.
-        let far = format!("({} password=x9)y x", "y".repeat(super::REACH));
+        // A bracket opened more than `REACH + WINDOW_STEP` bytes before the name is not
+        // seen.
+        let far = format!(
+            "({} password=x9)y x",
+            "y".repeat(super::REACH + super::WINDOW_STEP)
+        );
         assert!(redact(&far).ends_with(" password=[REDACTED] x"), "{far}");
         let near = format!("{}(password=x9) x", "y".repeat(super::REACH));
         assert!(redact(&near).ends_with("(password=[REDACTED]) x"), "{near}");

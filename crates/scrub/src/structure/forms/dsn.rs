@@ -22,9 +22,19 @@ const PROTOCOLS: &[&[u8]] = &[b"tcp(", b"tcp6(", b"udp(", b"unix("];
 
 pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
     let b = text.bytes();
+    // Where the last protocol's address opened (after its `(`): a DSN's user info starts
+    // after it, as it would once that DSN's own user info is a marker, so that one pass
+    // finds what any later pass would (`a:b@tcp(c:d@tcp(` is two DSNs), and no user info
+    // is read back past an address.
+    let mut address = 0;
     for (at, _) in text.raw.match_indices('@') {
         let after = &b[at + 1..];
-        let protocol = PROTOCOLS.iter().any(|p| after.starts_with(p));
+        let protocol = PROTOCOLS.iter().find(|p| after.starts_with(p));
+        let floor = address;
+        if let Some(p) = protocol {
+            address = at + 1 + p.len();
+        }
+        let protocol = protocol.is_some();
         if !protocol && !host_and_port(after) {
             if let Some(start) = quoted_user_info(text.raw, at) {
                 out.push((start, at));
@@ -32,7 +42,9 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
             continue;
         }
         let start = match protocol {
-            true => driver_user_info_before(text.raw, at).or_else(|| user_info_before(b, at)),
+            true => {
+                driver_user_info_before(text.raw, floor, at).or_else(|| user_info_before(b, at))
+            }
             false => user_info_before(b, at),
         };
         // A piece of the password may be redacted already (a random run between its `@`
@@ -97,10 +109,10 @@ fn quoted_user_info(text: &str, at: usize) -> Option<usize> {
 }
 
 /// Where the user info before a Go MySQL address at `at` starts, its password read to
-/// that `@` whatever it holds.
-fn driver_user_info_before(text: &str, at: usize) -> Option<usize> {
+/// that `@` whatever it holds; not before `floor`, where the last address opened.
+fn driver_user_info_before(text: &str, floor: usize, at: usize) -> Option<usize> {
     let b = text.as_bytes();
-    let line = super::lex::line_start(text, at);
+    let line = super::lex::line_start(text, at).max(floor);
     let floor = at.saturating_sub(BACK_REACH).max(line);
     let floor = text[floor..at].rfind(')').map_or(floor, |n| floor + n + 1);
     let user_char = |c: u8| c.is_ascii_alphanumeric() || b"_.$#-".contains(&c);
@@ -171,6 +183,11 @@ mod tests {
             (
                 "error: app:P@s/s!#%,q:z@tcp(db:3306)/x",
                 "error: [REDACTED]@tcp(db:3306)/x",
+            ),
+            // Two DSNs, the first not closed: each user info goes, found in one pass.
+            (
+                "app:pw@tcp(app:pw@tcp(db:3306)/x",
+                "[REDACTED]@tcp([REDACTED]@tcp(db:3306)/x",
             ),
             (
                 "http.client.InvalidURL: URL can't contain control characters. 'admin:two words x@127.0.0.1' (found at least ' ')",

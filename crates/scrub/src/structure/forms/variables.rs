@@ -10,13 +10,14 @@
 
 use super::super::super::marker::REDACTED;
 use super::super::super::tool_flags::VARIABLES;
-use super::super::values::{ahead, value_span};
+use super::super::values::{Framings, ahead, value_span};
 use super::lex::{Span, Text, VALUE_REACH, skip_blanks};
 
 pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
     let b = text.bytes();
     for variable in VARIABLES {
         let mut resume = 0;
+        let mut framings = Framings::default();
         for (at, _) in text.raw.match_indices(variable.name) {
             if at < resume {
                 continue;
@@ -45,7 +46,7 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
             }
             // A value is read within reach: a line of `SSHPASS=SSHPASS=…` costs one pass.
             let scope = &text.raw[..ahead(text.raw, from, VALUE_REACH)];
-            let (start, stop) = value_span(scope, at, from);
+            let (start, stop) = value_span(&mut framings, scope, at, from);
             resume = stop;
             let value = &text.raw[start..stop];
             if !value.is_empty() && !value.starts_with(REDACTED) && !value.starts_with('$') {

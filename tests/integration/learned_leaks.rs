@@ -110,6 +110,26 @@ const ROWS: &[Row] = &[
     },
 ];
 
+/// A value printed wrapped onto the next line before the line that teaches it with its name
+/// (`api_key=…`): the head before the line break goes as well as the rest after it.
+#[test]
+fn both_pieces_of_a_wrapped_value_leave_exactly_this() {
+    const VALUE: &str = "Quartz68copper!Meadow88winter!Winter76river!Silver94falcon!";
+    let row = Row {
+        stderr: "error: token rejected: Quartz68copper!Meadow88winter!\nWinter76river!Silver94falcon!\nauth: api_key=Quartz68copper!Meadow88winter!Winter76river!Silver94falcon!\n",
+        summary: "exit 1 after 2s: auth: [REDACTED]",
+        body: "exit 1 after 2s: auth: [REDACTED]\nerror: token rejected: [REDACTED]\n[REDACTED]\nauth: [REDACTED]",
+    };
+    let (summary, body) = sent(row.stderr);
+    let leaked = (0..=VALUE.len() - 8)
+        .any(|i| summary.contains(&VALUE[i..i + 8]) || body.contains(&VALUE[i..i + 8]));
+    assert!(
+        !leaked && summary == row.summary && body == row.body,
+        "{}",
+        crate::quoted_back::mismatch(row.stderr, (&summary, row.summary), (&body, row.body))
+    );
+}
+
 #[test]
 fn hidden_copies_of_a_learned_password_leave_exactly_this_in_summary_and_body() {
     let mut failed = Vec::new();

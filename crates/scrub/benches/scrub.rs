@@ -379,12 +379,54 @@ fn print_mebibytes(scrubber: &Scrubber, words: &[&String]) {
             rows.push((fastest, *unit, many_lines));
         }
     }
+    if picked.is_empty() || picked.iter().any(|w| LEARNED.contains(w)) {
+        // A text that teaches a value a line: the learned values grow with the text.
+        let text = learned_text(MEBIBYTE);
+        let mut fastest = Duration::MAX;
+        for _ in 0..3 {
+            let start = Instant::now();
+            summarise(scrubber, &text);
+            fastest = fastest.min(start.elapsed());
+            if fastest > SLOW_MEBIBYTE {
+                break;
+            }
+        }
+        rows.push((fastest, LEARNED, true));
+    }
     rows.sort_by_key(|row| std::cmp::Reverse(row.0));
     println!("scrub, then collapse traces, 1 MiB of one unit repeated: fastest of 3, worst first");
     for (time, unit, many_lines) in rows {
         let kind = if many_lines { "many lines" } else { "one line" };
         println!("  {:9.2} ms  {kind:10}  {unit:?}", ms(time));
     }
+}
+
+/// The name of [`learned_text`] in the 1 MiB table (and the word that picks it).
+const LEARNED: &str = "password=<16 random hex> then <i> (learned)";
+
+/// `size` bytes of `password=<16 random hex> then <i>` lines, each teaching a fresh value,
+/// with a learned word taught in the middle and seen bare on the last line.
+fn learned_text(size: usize) -> String {
+    let mut rng = fastrand::Rng::with_seed(43);
+    let mut line = |i: usize| {
+        let hex: String = (0..16)
+            .map(|_| char::from(b"0123456789abcdef"[rng.usize(..16)]))
+            .collect();
+        format!("password={hex} then {i}\n")
+    };
+    let mut out = String::with_capacity(size + 64);
+    let mut i = 0;
+    while out.len() < size / 2 {
+        out.push_str(&line(i));
+        i += 1;
+    }
+    out.push_str("login: password=Copper51harbor$\n");
+    while out.len() < size {
+        out.push_str(&line(i));
+        i += 1;
+    }
+    out.push_str("error: retrying as Copper51harbor$ failed\n");
+    out
 }
 
 /// In the child [`first_call`] starts: the time of the first call on tail number `which`

@@ -15,6 +15,8 @@
 //! three alignments it can have after a prefix (`user:value`, `\0user\0value`), so that
 //! any base64 text carrying it is found.
 
+use std::collections::HashSet;
+
 /// Fewest characters of a learned value.
 pub(crate) const MIN_LEN: usize = 6;
 /// Most bytes of a learned value: longer pieces are blocks (a private key's body) that
@@ -25,9 +27,11 @@ const MIN_CORE: usize = 8;
 /// Fewest characters of a word learned from a piece of several words.
 const MIN_WORD: usize = 8;
 
-/// The values worth learning among the `pieces` the layers replaced, without repeats.
+/// The values worth learning among the `pieces` the layers replaced, without repeats, in
+/// the order first learned. (Repeats are told by a hash set: a text may teach tens of
+/// thousands of values, and a search of the list for each would be their square.)
 pub(crate) fn values(pieces: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut out = Learned::default();
     for piece in pieces {
         let piece = trim(&piece);
         if !worth_learning(piece) {
@@ -43,16 +47,24 @@ pub(crate) fn values(pieces: impl IntoIterator<Item = String>) -> Vec<String> {
             }
         }
     }
-    out
+    out.list
+}
+
+/// The values learned so far, in order, and the same as a set.
+#[derive(Default)]
+struct Learned {
+    list: Vec<String>,
+    seen: HashSet<String>,
 }
 
 /// Adds `value` to `out` if it is worth learning and new, then what it holds: the password
 /// after a user and `:` (URL user info), and what it decodes to when it is base64 of text
 /// (`user:password`, `\0user\0password` of SASL PLAIN, a password that AUTH LOGIN sent).
-fn learn(value: &str, out: &mut Vec<String>) {
+fn learn(value: &str, out: &mut Learned) {
     let mut push = |v: &str| {
-        if worth_learning(v) && !out.iter().any(|o| o == v) {
-            out.push(v.to_owned());
+        if worth_learning(v) && !out.seen.contains(v) {
+            out.seen.insert(v.to_owned());
+            out.list.push(v.to_owned());
         }
     };
     push(value);

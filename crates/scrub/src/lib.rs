@@ -118,6 +118,8 @@ impl Scrubber {
             .filter(|v| !v.contains(['\n', '\r']))
             .cloned()
             .collect();
+        // The same, to tell a fresh value in a step, not a search of the list.
+        let mut known: std::collections::HashSet<String> = values.iter().cloned().collect();
         let mut remover: Option<whole::Remover> = None;
         let mut passes = 0;
         for _ in 0..MAX_ROUNDS {
@@ -130,9 +132,10 @@ impl Scrubber {
             let done = layered.iter().all(|(_, done)| *done);
             let fresh: Vec<String> = learned::values(learned)
                 .into_iter()
-                .filter(|v| !values.contains(v))
+                .filter(|v| !known.contains(v))
                 .collect();
             if !fresh.is_empty() || (remover.is_none() && !values.is_empty()) {
+                known.extend(fresh.iter().cloned());
                 values.extend(fresh);
                 remover = Some(whole::Remover::new(values.clone()));
             }

@@ -7,11 +7,16 @@
 //! `learned` (percent-encoded, JSON- and shell-escaped, hex), in base64 (the run of base64
 //! characters that carries one goes whole), and cut by a line break (`wrapped`).
 //!
-//! One automaton finds them all in one pass: the `regex` crate's lazy DFA, given the
-//! spellings as one escaped alternation (a DFA over literals is Aho-Corasick's automaton;
-//! the `aho-corasick` crate would cost about 190 KB of the static binary, which has less
-//! than 50 KB to spare). It is built only when something was learned or is known, which
-//! only a failure reaches.
+//! One automaton finds them all in one pass: the `aho-corasick` crate's, built from every
+//! spelling of every value (in time linear in their total length) and run over the text in
+//! time linear in the text, however many values there are. ASCII letters match in either
+//! case; a value with other letters is also looked for in lower and upper case whole. A
+//! second automaton finds the base64 cores, which match only as they are. Both are built
+//! only when something was learned or is known, which only a failure reaches.
+//!
+//! Nothing skips the removal: when an automaton cannot be built (more states than its
+//! identifiers can number), every text goes whole as the marker ([`Remover::remove`]), as
+//! no value that should go can be told from the rest.
 //!
 //! The automaton and the wrapped ends also read a copy of the text as a reader sees it
 //! (`view`: JSON `\u` escapes decoded, ANSI escape sequences and no-break spaces dropped,
@@ -20,24 +25,25 @@
 
 mod view;
 
-use regex::{Regex, RegexBuilder};
+use std::collections::HashSet;
+
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous::{self, NFA};
+use aho_corasick::{Input, MatchKind};
 
 use super::learned;
-use super::marker::{self, Overlap};
+use super::marker::{self, Overlap, REDACTED};
 use super::wrapped;
 
-/// The bytes the DFA's cache may take: enough that a few hundred values' states fit, so it
-/// never gives up on the DFA for a slower engine.
-const DFA_CACHE: usize = 8 << 20;
 /// Most bytes read either way from a base64 core for the run that carries it.
 const BASE64_REACH: usize = 4096;
 
 /// The learned values, as the automata that find them.
 pub(crate) struct Remover {
-    /// Every value's spellings, in any case.
-    spelled: Option<Regex>,
-    /// Every value's base64 cores, as they are.
-    base64: Option<Regex>,
+    /// Every value's spellings, in any case; `Err` when it could not be built.
+    spelled: Result<Option<NFA>, Unbuilt>,
+    /// Every value's base64 cores, as they are; `Err` when it could not be built.
+    base64: Result<Option<NFA>, Unbuilt>,
     /// The values themselves, for the ends a line break cut.
     values: Vec<String>,
 }
@@ -45,36 +51,44 @@ pub(crate) struct Remover {
 impl Remover {
     /// The automata for `values` (already filtered: `learned::worth_learning`).
     pub(crate) fn new(values: Vec<String>) -> Remover {
-        let mut spelled: Vec<String> = values.iter().flat_map(|v| learned::spellings(v)).collect();
-        let mut cores: Vec<String> = values
-            .iter()
-            .flat_map(|v| learned::base64_cores(v))
-            .collect();
+        let spelled = values.iter().flat_map(|v| {
+            let mut spellings = learned::spellings(v);
+            if !v.is_ascii() {
+                // Only ASCII letters are read in either case: other letters' cases whole.
+                spellings.extend(learned::spellings(&v.to_lowercase()));
+                spellings.extend(learned::spellings(&v.to_uppercase()));
+            }
+            spellings
+        });
+        let cores = values.iter().flat_map(|v| learned::base64_cores(v));
         Remover {
-            spelled: alternation(&mut spelled, true),
-            base64: alternation(&mut cores, false),
+            spelled: automaton(spelled, true),
+            base64: automaton(cores, false),
             values,
         }
     }
 
     /// `text` with every occurrence of every value replaced by the marker; `None` when there
-    /// was none.
+    /// was none. When an automaton could not be built, the whole text is the marker: what
+    /// it would have removed cannot be found otherwise, and sending it is a leak.
     pub(crate) fn remove(&self, text: &str) -> Option<String> {
+        let (Ok(spelled), Ok(base64)) = (&self.spelled, &self.base64) else {
+            return (text != REDACTED).then(|| REDACTED.to_owned());
+        };
         let mut spans: Vec<(usize, usize)> = Vec::new();
         let view = view::View::of(text);
-        if let Some(spelled) = &self.spelled {
-            spans.extend(spelled.find_iter(text).map(|m| (m.start(), m.end())));
+        if let Some(spelled) = spelled {
+            // The spellings are in lower case: ASCII letters are matched in either case by
+            // reading the text in lower case too (the same bytes at the same offsets).
+            spans.extend(matches(spelled, &text.to_ascii_lowercase()));
             if let Some(view) = &view {
-                let found = spelled.find_iter(&view.text);
-                spans.extend(found.map(|m| view.back(m.start(), m.end())));
+                let found = matches(spelled, &view.text.to_ascii_lowercase());
+                spans.extend(found.into_iter().map(|(s, e)| view.back(s, e)));
             }
         }
-        if let Some(base64) = &self.base64 {
-            spans.extend(
-                base64
-                    .find_iter(text)
-                    .map(|m| base64_run(text, m.start(), m.end())),
-            );
+        if let Some(base64) = base64 {
+            let found = matches(base64, text).into_iter();
+            spans.extend(found.map(|(s, e)| base64_run(text, s, e)));
         }
         match &view {
             Some(view) => spans.extend(
@@ -97,24 +111,56 @@ impl Remover {
     }
 }
 
-/// One pattern matching any of `literals`, longest first (where two start at the same
-/// place the longer wins); `None` when there are none or the pattern will not build (the
-/// other layers still run).
-fn alternation(literals: &mut Vec<String>, any_case: bool) -> Option<Regex> {
-    literals.retain(|l| !l.is_empty());
-    if literals.is_empty() {
-        return None;
+/// An automaton could not be built (more states than it can number).
+#[derive(Debug)]
+struct Unbuilt;
+
+/// The automaton that finds any of `literals` (in ASCII lower case when `any_case`, for a
+/// text read in lower case), the longest where two start at the same place; `None` when there are none.
+///
+/// A contiguous NFA: its failure links are followed at most once per byte of the text on
+/// average, so the search is linear, and it takes a few bytes per pattern byte, where a DFA
+/// takes a row of transitions per state. (Used directly rather than through `AhoCorasick`,
+/// which would link the other kinds' code into the binary for nothing.)
+fn automaton(
+    literals: impl Iterator<Item = String>,
+    any_case: bool,
+) -> Result<Option<NFA>, Unbuilt> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut patterns: Vec<String> = Vec::new();
+    for literal in literals {
+        let literal = match any_case {
+            true => literal.to_ascii_lowercase(),
+            false => literal,
+        };
+        if !literal.is_empty() && seen.insert(literal.clone()) {
+            patterns.push(literal);
+        }
     }
-    literals.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-    literals.dedup();
-    let escaped: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
-    RegexBuilder::new(&escaped.join("|"))
-        .case_insensitive(any_case)
-        .unicode(true)
-        .size_limit(32 << 20)
-        .dfa_size_limit(DFA_CACHE)
-        .build()
-        .ok()
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    // Spellings in lower case, matched against the text in lower case, rather than the
+    // automaton's own case folding: that doubles its transitions and takes a set of its
+    // states to build, several times the time for tens of thousands of values.
+    contiguous::Builder::new()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(&patterns)
+        .map(Some)
+        .map_err(|_| Unbuilt)
+}
+
+/// Where `automaton` matches in `text`, one match after another, as byte ranges. (An
+/// unanchored search of an NFA cannot fail; if it did, the whole text would go.)
+fn matches(automaton: &NFA, text: &str) -> Vec<(usize, usize)> {
+    let found = automaton.try_find_iter(Input::new(text));
+    let whole = found.is_err().then_some((0, text.len()));
+    found
+        .into_iter()
+        .flatten()
+        .map(|m| (m.start(), m.end()))
+        .chain(whole)
+        .collect()
 }
 
 /// The run of base64 characters (and its `=` padding) around `start..end`, within

@@ -40,15 +40,19 @@ pub(crate) fn cut_ends(text: &str, values: &[String]) -> Vec<(usize, usize)> {
         if let Some((s, value)) = tail_piece(text, line_start, line_end, &starts) {
             spans.push((s, line_end));
             let rest = &value[line_end - s..];
-            if text[head.0..next_end].starts_with(rest) {
-                spans.push((head.0, head.0 + rest.len()));
+            let kept = common_prefix(&text[head.0..next_end], rest);
+            if kept == rest.len() || text[head.0..head.0 + kept].chars().count() >= MIN_CUT {
+                spans.push((head.0, head.0 + kept));
             }
         }
         if let Some((e, value)) = head_piece(text, head, &ends) {
             spans.push((head.0, e));
+            // The value's front, or as much of its end as the line ends with: a value
+            // learned with its name (`api_key=…`) may be printed without it.
             let front = &value[..value.len() - (e - head.0)];
-            if text[line_start..line_end].ends_with(front) {
-                spans.push((line_end - front.len(), line_end));
+            let kept = common_suffix(&text[line_start..line_end], front);
+            if kept == front.len() || text[line_end - kept..line_end].chars().count() >= MIN_CUT {
+                spans.push((line_end - kept, line_end));
             }
         }
         line_start = nl + 1;
@@ -56,6 +60,25 @@ pub(crate) fn cut_ends(text: &str, values: &[String]) -> Vec<(usize, usize)> {
     spans.sort_unstable();
     spans.dedup();
     spans
+}
+
+/// Bytes at the start of `a` that `b` starts with too, a whole number of characters.
+fn common_prefix(a: &str, b: &str) -> usize {
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
+
+/// Bytes at the end of `a` that `b` ends with too, a whole number of characters.
+fn common_suffix(a: &str, b: &str) -> usize {
+    let pairs = a.bytes().rev().zip(b.bytes().rev());
+    let mut n = pairs.take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(a.len() - n) {
+        n -= 1;
+    }
+    n
 }
 
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {

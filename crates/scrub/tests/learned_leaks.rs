@@ -251,3 +251,13 @@ fn a_found_value_goes_elsewhere_as_a_whole_word() {
         ),
     ]);
 }
+
+/// A value printed wrapped onto the next line, before the line that teaches it (with its
+/// name, `api_key=…`): both pieces go, the head before the break as well as the rest.
+#[test]
+fn both_pieces_of_a_value_a_line_break_cut_go() {
+    check(&[(
+        "error: token rejected: Quartz68copper!Meadow88winter!\nWinter76river!Silver94falcon!\nauth: api_key=Quartz68copper!Meadow88winter!Winter76river!Silver94falcon!\n",
+        "error: token rejected: [REDACTED]\n[REDACTED]\nauth: [REDACTED]\n",
+    )]);
+}

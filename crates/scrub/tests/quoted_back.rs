@@ -60,7 +60,22 @@ fn a_password_piece_a_parser_quotes_as_the_port_goes() {
             "config: parse \"redis://svc:Kq8vN2xL/Rt5pQ9@cache:6379/0\": invalid port \":Kq8vN2xL\" after host",
             "config: parse \"redis://[REDACTED]@cache:6379/0\": invalid port \":[REDACTED]\" after host",
         ),
+        // net/url.Parse("postgres://app:Meadow48/Thistle48river"), no `@`: the rest of the
+        // password is the URL's path, up to the quote
+        (
+            "error: parse \"postgres://app:Meadow48/Thistle48river\": invalid port \":Meadow48\" after host",
+            "error: parse \"postgres://app:[REDACTED]\": invalid port \":[REDACTED]\" after host",
+        ),
+        // and with a `#` in it
+        (
+            "error: parse \"postgres://app:Meadow48#Thistle48river\": invalid port \":Meadow48\" after host",
+            "error: parse \"postgres://app:[REDACTED]\": invalid port \":[REDACTED]\" after host",
+        ),
         // Look-alikes: a port typed wrong in digits, another option, the source line.
+        (
+            "error: parse \"http://svc:8080/health\": invalid port \":8080\" after host",
+            "error: parse \"http://svc:8080/health\": invalid port \":8080\" after host",
+        ),
         (
             "psql: error: invalid integer value \"99999\" for connection option \"port\"",
             "psql: error: invalid integer value \"99999\" for connection option \"port\"",

@@ -10,6 +10,11 @@
 //!   `"…"` when the piece holds a `'`);
 //! - Go's `net/url`: `invalid port ":«Kq8v»" after host`.
 //!
+//! Go's error also quotes the URL before it (`parse "postgres://app:Kq8v/N2xL": invalid
+//! port ":Kq8v" after host`): there the quoted "port" stands after the authority's `:`, and
+//! what follows it up to the closing quote (or the last `@`, before the host) is the rest of
+//! the password (the path the parser took it for), so it goes too ([`go_url_rest`]).
+//!
 //! The quoted piece goes unless it is digits only (`"99999"`, a port out of range) or empty.
 //!
 //! Java's `NumberFormatException: For input string: "«…»"` quotes a whole value given where
@@ -52,7 +57,14 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
                 "invalid port " => {
                     let colon = b.get(inner) == Some(&b':');
                     inner += usize::from(colon);
-                    colon && after.starts_with(" after host")
+                    let piece = colon && after.starts_with(" after host");
+                    if piece
+                        && let Some(rest) =
+                            go_url_rest(text.raw, at, &text.raw[inner.min(end)..end])
+                    {
+                        out.push(rest);
+                    }
+                    piece
                 }
                 "numberformatexception: for input string: " => {
                     let value = &text.raw[inner.min(end)..end];
@@ -67,6 +79,34 @@ pub(super) fn secrets(text: &Text<'_>, out: &mut Vec<Span>) {
             }
         }
     }
+}
+
+/// Most bytes of the URL that Go's error quotes before `invalid port`, read back.
+const URL_REACH: usize = 2048;
+
+/// Where Go's `parse "«url»": invalid port ":«port»" after host` (the cue at `cue`) quotes
+/// the URL, and `port` stands in it after the authority's `:` and before a `/`, `?` or `#`:
+/// the port and the rest of the URL after it, up to the closing quote or the last `@`.
+fn go_url_rest(raw: &str, cue: usize, port: &str) -> Option<Span> {
+    let close = cue
+        .checked_sub(3)
+        .filter(|&c| raw.get(c..cue) == Some("\": "))?;
+    let mut floor = close.saturating_sub(URL_REACH);
+    while !raw.is_char_boundary(floor) {
+        floor += 1;
+    }
+    let open = floor + raw[floor..close].rfind("parse \"")? + "parse \"".len();
+    let url = &raw[open..close];
+    let authority = url.find("://")? + 3;
+    let ends = authority + url[authority..].find(['/', '?', '#'])?;
+    let start = ends.checked_sub(port.len())?;
+    let whole =
+        start > authority && url[..ends].ends_with(port) && url.as_bytes()[start - 1] == b':';
+    if port.bytes().all(|c| c.is_ascii_digit()) || !whole {
+        return None;
+    }
+    let end = url[ends..].rfind('@').map_or(url.len(), |at| ends + at);
+    Some((open + start, open + end))
 }
 
 #[cfg(test)]
@@ -95,6 +135,15 @@ mod tests {
                     "config: parse \"redis://svc\": invalid port \":Kq8vN2xL\" after host",
                     "config: parse \"redis://svc\": invalid port \":[REDACTED]\" after host",
                 ),
+                // Go's own output for a password holding `/` and `#`: the URL keeps none of it.
+                (
+                    "error: parse \"postgres://app:Meadow48/Thistle48river\": invalid port \":Meadow48\" after host",
+                    "error: parse \"postgres://app:[REDACTED]\": invalid port \":[REDACTED]\" after host",
+                ),
+                (
+                    "parse \"redis://:Kq8v#N2xL@cache:6379/0\": invalid port \":Kq8v\" after host",
+                    "parse \"redis://:[REDACTED]@cache:6379/0\": invalid port \":[REDACTED]\" after host",
+                ),
                 (
                     "required type 'int'; nested exception is java.lang.NumberFormatException: For input string: \"Tundra-mango10!#\"",
                     "required type 'int'; nested exception is java.lang.NumberFormatException: For input string: \"[REDACTED]\"",
@@ -110,6 +159,7 @@ mod tests {
             "psql: error: invalid integer value \"abc\" for connection option \"connect_timeout\"",
             "ValueError: Port could not be cast to integer value as ''",
             "invalid port \":8080\" after host",
+            "parse \"http://svc:8080/health\": invalid port \":8080\" after host",
             "invalid port number in config",
             "raise ValueError(f\"Port could not be cast to integer value as {port!r}\")",
             "java.lang.NumberFormatException: For input string: \"abc\"",

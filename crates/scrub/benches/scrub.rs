@@ -350,6 +350,21 @@ const MEBIBYTE: usize = 1 << 20;
 /// A 1 MiB text whose first scrub takes longer than this is timed once only.
 const SLOW_MEBIBYTE: Duration = Duration::from_secs(2);
 
+/// The fastest of three summaries of `text`, or of fewer once one is over
+/// [`SLOW_MEBIBYTE`].
+fn fastest_of_three(scrubber: &Scrubber, text: &str) -> Duration {
+    let mut fastest = Duration::MAX;
+    for _ in 0..3 {
+        let start = Instant::now();
+        summarise(scrubber, text);
+        fastest = fastest.min(start.elapsed());
+        if fastest > SLOW_MEBIBYTE {
+            break;
+        }
+    }
+    fastest
+}
+
 /// The fastest of three scrubs (then collapsing traces, as the summary does) of 1 MiB of
 /// each unit of `tests/linear.rs`, as one line and as lines of about 100 bytes (as
 /// `tests/linear.rs` makes them), printed worst first; `words` other than `mib` pick the
@@ -367,31 +382,13 @@ fn print_mebibytes(scrubber: &Scrubber, words: &[&String]) {
         }
         for many_lines in [false, true] {
             let text = units::text(unit, MEBIBYTE, many_lines);
-            let mut fastest = Duration::MAX;
-            for _ in 0..3 {
-                let start = Instant::now();
-                summarise(scrubber, &text);
-                fastest = fastest.min(start.elapsed());
-                if fastest > SLOW_MEBIBYTE {
-                    break;
-                }
-            }
-            rows.push((fastest, *unit, many_lines));
+            rows.push((fastest_of_three(scrubber, &text), *unit, many_lines));
         }
     }
     if picked.is_empty() || picked.iter().any(|w| LEARNED.contains(w)) {
         // A text that teaches a value a line: the learned values grow with the text.
         let text = learned_text(MEBIBYTE);
-        let mut fastest = Duration::MAX;
-        for _ in 0..3 {
-            let start = Instant::now();
-            summarise(scrubber, &text);
-            fastest = fastest.min(start.elapsed());
-            if fastest > SLOW_MEBIBYTE {
-                break;
-            }
-        }
-        rows.push((fastest, LEARNED, true));
+        rows.push((fastest_of_three(scrubber, &text), LEARNED, true));
     }
     rows.sort_by_key(|row| std::cmp::Reverse(row.0));
     println!("scrub, then collapse traces, 1 MiB of one unit repeated: fastest of 3, worst first");

@@ -9,6 +9,8 @@ use std::ffi::OsString;
 
 use crontap_scrub::Scrubber;
 
+mod support;
+
 /// The run's own secrets: a heartbeat URL whose token reads like words (so only the exact
 /// layer can know it), and a header value.
 fn scrubber() -> Scrubber {
@@ -35,12 +37,7 @@ fn check(rows: &[(&str, &str)]) {
             (got != *want).then(|| format!("\n  text: {text:?}\n  want: {want:?}\n  got:  {got:?}"))
         })
         .collect();
-    assert!(
-        failed.is_empty(),
-        "{} rows failed:{}",
-        failed.len(),
-        failed.concat()
-    );
+    support::assert_no_row_failed(&failed);
 }
 
 #[test]

@@ -9,6 +9,8 @@ use std::ffi::OsString;
 
 use crontap_scrub::Scrubber;
 
+mod support;
+
 const SECRET: &str = "Sup3rS3cretValue9";
 
 /// Asserts every row, and reports all failing rows at once; also that the result holds no
@@ -26,12 +28,7 @@ fn check(rows: &[(&str, &str)]) {
             ));
         }
     }
-    assert!(
-        failed.is_empty(),
-        "{} rows failed:{}",
-        failed.len(),
-        failed.concat()
-    );
+    support::assert_no_row_failed(&failed);
 }
 
 #[test]
@@ -88,12 +85,7 @@ fn real_hex_dumps_of_a_password_become_one_line() {
             }
         }
     }
-    assert!(
-        failed.is_empty(),
-        "{} rows failed:{}",
-        failed.len(),
-        failed.concat()
-    );
+    support::assert_no_row_failed(&failed);
 }
 
 /// What only looks like a dump stays: lines that start with a number, one line of hex

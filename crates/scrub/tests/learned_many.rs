@@ -3,9 +3,9 @@
 //! with the text alone, however many values it teaches (DESIGN.md, "The text, not the
 //! line": one automaton finds every learned value in one pass).
 
-use std::time::{Duration, Instant};
-
 use crontap_scrub::Scrubber;
+
+mod support;
 
 const SMALL: usize = 16 * 1024;
 const LARGE: usize = 128 * 1024;
@@ -40,23 +40,12 @@ fn text(size: usize) -> String {
     out
 }
 
-fn fastest(scrubber: &Scrubber, text: &str, runs: usize) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(scrubber.scrub(std::hint::black_box(text)));
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
-
 #[test]
 fn work_grows_with_the_text_when_the_values_grow_with_it() {
     let scrubber = Scrubber::new(Vec::new(), Vec::new());
     let (small, large) = (text(SMALL), text(LARGE));
-    let t_small = fastest(&scrubber, &small, RUNS.0);
-    let t_large = fastest(&scrubber, &large, RUNS.1);
+    let t_small = support::fastest(&scrubber, &small, RUNS.0);
+    let t_large = support::fastest(&scrubber, &large, RUNS.1);
     let ratio = t_large.as_secs_f64() / t_small.as_secs_f64().max(1e-6);
     eprintln!(
         "{} and {} learned values: {t_small:?}, {t_large:?}, ratio {ratio:.1}",

@@ -13,13 +13,15 @@
 //!
 //! The units (`units`, shared with the bench) are written there, not taken from the rules.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crontap_scrub::Scrubber;
 
 mod units;
 
 use units::{UNITS, text};
+
+mod support;
 
 const SMALL: usize = 16 * 1024;
 const LARGE: usize = 128 * 1024;
@@ -32,18 +34,6 @@ const TOO_FAST: Duration = Duration::from_millis(2);
 /// leaves four times linear's 8.)
 const RUNS: (usize, usize) = (3, 2);
 
-/// The fastest of `runs` scrubs of `text`.
-fn fastest(scrubber: &Scrubber, text: &str, runs: usize) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(scrubber.scrub(std::hint::black_box(text)));
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
-
 #[test]
 fn work_grows_linearly_for_every_delimiter_and_prefix() {
     // A known secret too, so the removal pass's automaton is built and runs.
@@ -51,8 +41,8 @@ fn work_grows_linearly_for_every_delimiter_and_prefix() {
     let mut superlinear = Vec::new();
     for unit in UNITS {
         for many_lines in [false, true] {
-            let small = fastest(&scrubber, &text(unit, SMALL, many_lines), RUNS.0);
-            let large = fastest(&scrubber, &text(unit, LARGE, many_lines), RUNS.1);
+            let small = support::fastest(&scrubber, &text(unit, SMALL, many_lines), RUNS.0);
+            let large = support::fastest(&scrubber, &text(unit, LARGE, many_lines), RUNS.1);
             let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
             eprintln!(
                 "{unit:?} many lines {many_lines}: {:.1} ms, {:.1} ms, ratio {ratio:.1}",
@@ -94,8 +84,8 @@ fn many_learned_values_are_found_in_one_pass() {
         "a value stayed"
     );
     let (t_small, t_large) = (
-        fastest(&scrubber, &small, RUNS.0),
-        fastest(&scrubber, &large, RUNS.1),
+        support::fastest(&scrubber, &small, RUNS.0),
+        support::fastest(&scrubber, &large, RUNS.1),
     );
     let ratio = t_large.as_secs_f64() / t_small.as_secs_f64().max(1e-6);
     eprintln!("200 learned values: {t_small:?}, {t_large:?}, ratio {ratio:.1}");

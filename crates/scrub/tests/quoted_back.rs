@@ -10,6 +10,8 @@ use std::ffi::OsString;
 
 use crontap_scrub::{Scrubber, collapse_traces};
 
+mod support;
+
 fn scrubber() -> Scrubber {
     Scrubber::new(
         ["https://hb.example/ping/quoted-back-check".to_owned()],
@@ -29,12 +31,7 @@ fn check(rows: &[(&str, &str)]) {
                 .then(|| format!("\n  text: {text:?}\n  want: {want:?}\n  got:  {got:?}"))
         })
         .collect();
-    assert!(
-        failed.is_empty(),
-        "{} rows failed:{}",
-        failed.len(),
-        failed.concat()
-    );
+    support::assert_no_row_failed(&failed);
 }
 
 #[test]
